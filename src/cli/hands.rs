@@ -1,0 +1,11 @@
+//! `arbiter hands` (not yet built).
+
+use std::process::ExitCode;
+
+/// (not yet built)
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`arbiter hands` is not built yet")
+}

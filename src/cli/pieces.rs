@@ -1,0 +1,11 @@
+//! `arbiter pieces` (not yet built).
+
+use std::process::ExitCode;
+
+/// (not yet built)
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`arbiter pieces` is not built yet")
+}

@@ -1,0 +1,11 @@
+//! `arbiter rule` (not yet built).
+
+use std::process::ExitCode;
+
+/// (not yet built)
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`arbiter rule` is not built yet")
+}

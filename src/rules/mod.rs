@@ -1,0 +1,1 @@
+//! The ruling engine (being built).
