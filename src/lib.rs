@@ -10,6 +10,9 @@
 //! The pure core ([`rules`], [`tracker`], [`geometry`], [`observation`]) builds
 //! without the `vision` feature, so it is testable on plain data.
 
+pub mod calibration;
 pub mod geometry;
 pub mod observation;
 pub mod rules;
+#[cfg(feature = "vision")]
+pub mod vision;

@@ -1,0 +1,8 @@
+//! Board calibration: the calibration file ([`file`]) and, with the `vision`
+//! feature, finding the board in a picture and rectifying frames.
+
+pub mod file;
+#[cfg(feature = "vision")]
+pub mod rectify;
+
+pub use file::{Calibration, CalibrationFileError, WhiteSide};
