@@ -108,6 +108,15 @@ struct OpenClaim {
     required: Vec<String>,
 }
 
+/// Where a board to settle came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// A `board` event: the camera saw the board settled.
+    Camera,
+    /// Replayed from lifts and places: no piece left in the player's hand.
+    Hands,
+}
+
 /// The evidence of the event being handled.
 #[derive(Clone, Copy, Debug)]
 struct At {
@@ -228,7 +237,7 @@ impl Engine {
             EventKind::Board(view) => {
                 self.hand.clear();
                 match self.placement_of(view) {
-                    Some(board) => self.settle(at, board, &mut out),
+                    Some(board) => self.settle(at, board, Source::Camera, &mut out),
                     None => self.unexplained(at, view_text(view), &mut out),
                 }
             }
@@ -259,7 +268,8 @@ impl Engine {
     /// Flushes what the end of the stream completes: a legal move released but never completed by a clock press.
     pub fn finish(&mut self, t: f64, frame: Option<u64>) -> Vec<Ruling> {
         let mut out = Vec::new();
-        if !self.over {
+        // A move the arbiter has ruled against (touch-move) is not completed by the end of the stream.
+        if !self.over && matches!(self.pending, Pending::Legal { compliant: true, .. }) {
             self.complete(At { t, frame }, Completion::EndOfStream, &mut out);
         }
         out
@@ -396,7 +406,7 @@ impl Engine {
         if !self.hand.iter().any(|p| p.color == by) {
             self.hand.clear();
             let board = self.phys.clone();
-            self.settle(at, board, out);
+            self.settle(at, board, Source::Hands, out);
         }
     }
 
@@ -434,7 +444,7 @@ impl Engine {
         ));
     }
 
-    fn settle(&mut self, at: At, board: Board, out: &mut Vec<Ruling>) {
+    fn settle(&mut self, at: At, board: Board, source: Source, out: &mut Vec<Ruling>) {
         if self.over || self.last_settled.as_ref() == Some(&board) {
             return;
         }
@@ -477,6 +487,9 @@ impl Engine {
         }
         self.pending = self.classify(&board);
         match self.pending {
+            // Lifts and places alone may be mid-way (a promotion piece put down before the pawn is taken off):
+            // only a settled camera board is reported as unexplained.
+            Pending::Unexplained if source == Source::Hands => self.last_settled = None,
             Pending::Unexplained => {
                 let seen = board.board_fen().to_string();
                 self.unexplained(at, seen, out);
