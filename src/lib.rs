@@ -11,6 +11,8 @@
 //! without the `vision` feature, so it is testable on plain data.
 
 pub mod calibration;
+#[cfg(feature = "vision")]
+pub mod capture;
 pub mod geometry;
 pub mod observation;
 pub mod rules;
