@@ -20,7 +20,7 @@ use super::ruling::{
     Sanction,
 };
 use super::sanction::{ends_game, for_illegal_move};
-use super::touch::{Duty, Touch, duty};
+use super::touch::{Duty, Touch, duty, touched_squares};
 
 /// Why an engine could not be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -227,6 +227,8 @@ impl Engine {
             EventKind::Start { fen } => self.restart(fen),
             _ if self.over => {}
             EventKind::Touch { by, square } => self.on_touch(at, *by, *square, false, &mut out),
+            // A doubt is evidence for the arbiter's eyes, never a duty or a penalty.
+            EventKind::PossibleTouch { .. } => {}
             EventKind::Lift { by, square } => {
                 self.on_touch(at, *by, *square, true, &mut out);
                 if let Some(piece) = self.phys.remove_piece_at(*square) {
@@ -648,7 +650,7 @@ impl Engine {
     /// The obligation in force for the move being made: a released move (4.7, 4.4.4), a king released two
     /// squares away (4.7), else the touches (4.3-4.5).
     fn current_duty(&self, mv: Move, prev: &Pending) -> Duty {
-        let touched: Vec<Square> = self.touches.iter().map(|t| t.square).collect();
+        let touched = touched_squares(&self.pos, &self.touches);
         if let Some(released) = self.released
             && released != mv
             && !castling_continues(released, mv)
@@ -676,7 +678,23 @@ impl Engine {
                 moves: Some(vec![*castle]),
             };
         }
-        duty(&self.pos, &self.touches)
+        // Lifting the piece that moved carries out the move (the breach), it is not part of the obligation: only
+        // what was touched before its last touch counts. Castling moves two pieces whose order matters (4.4), so
+        // there every touch counts.
+        let relevant = match mv.from() {
+            Some(from) if !mv.is_castle() => {
+                let cut = self
+                    .touches
+                    .iter()
+                    .rposition(|t| t.square == from)
+                    .unwrap_or(self.touches.len());
+                &self.touches[..cut]
+            }
+            _ => self.touches.as_slice(),
+        };
+        let mut duty = duty(&self.pos, relevant);
+        duty.touched = touched;
+        duty
     }
 
     // --- completion ----------------------------------------------------------------------------------------
@@ -811,7 +829,7 @@ impl Engine {
                 let replacement = Duty {
                     obligation: Obligation::CastleAfterKingReleased,
                     clause: Clause::A4_7,
-                    touched: self.touches.iter().map(|t| t.square).collect(),
+                    touched: touched_squares(&self.pos, &self.touches),
                     moves: Some(vec![castle]),
                 };
                 let played = format!("{from}{to}");

@@ -20,6 +20,10 @@ pub struct Event {
 pub enum EventKind {
     /// A hand of `by` made deliberate contact with the piece on `square`.
     Touch { by: Color, square: Square },
+    /// A hand of `by` was on the piece on `square`, but the camera cannot tell a
+    /// deliberate touch from a brush or a pass (Art. 4.2.2: contact that may be
+    /// accidental). Recorded as evidence; it never creates a touch-move duty.
+    PossibleTouch { by: Color, square: Square },
     /// The piece on `square` left the board in a hand of `by`.
     Lift { by: Color, square: Square },
     /// `by` put a piece down on `square` and released it.
@@ -224,7 +228,7 @@ struct RawEvent {
     fen: Option<String>,
 }
 
-const TYPES: &str = "touch, lift, place, board, clock, adjust, claim, start";
+const TYPES: &str = "touch, possible-touch, lift, place, board, clock, adjust, claim, start";
 
 impl TryFrom<RawEvent> for Event {
     type Error = String;
@@ -242,6 +246,10 @@ impl TryFrom<RawEvent> for Event {
         let square = || parse_square(raw.square.as_deref(), kind_name);
         let kind = match kind_name {
             "touch" => EventKind::Touch {
+                by: by()?,
+                square: square()?,
+            },
+            "possible-touch" => EventKind::PossibleTouch {
                 by: by()?,
                 square: square()?,
             },
@@ -286,6 +294,7 @@ impl From<Event> for RawEvent {
         };
         let (name, by, square) = match event.kind {
             EventKind::Touch { by, square } => ("touch", Some(by), Some(square)),
+            EventKind::PossibleTouch { by, square } => ("possible-touch", Some(by), Some(square)),
             EventKind::Lift { by, square } => ("lift", Some(by), Some(square)),
             EventKind::Place { by, square } => ("place", Some(by), Some(square)),
             EventKind::Clock { by } => ("clock", Some(by), None),

@@ -83,6 +83,11 @@ fn ordered(pos: &Chess, touches: &[Touch]) -> Vec<Touch> {
     seen
 }
 
+/// The touched squares as the Laws order them, each once.
+pub fn touched_squares(pos: &Chess, touches: &[Touch]) -> Vec<Square> {
+    ordered(pos, touches).iter().map(|t| t.square).collect()
+}
+
 /// The touch-move duty of the player on move in `pos` after `touches` (Art. 4.3, 4.4, 4.5).
 pub fn duty(pos: &Chess, touches: &[Touch]) -> Duty {
     let us = pos.turn();

@@ -1,5 +1,11 @@
+"""Writes the event streams in this folder and the rulings expected beside them.
+
+Run `python3 tests/events/make_cases.py` after changing a case. Placements were computed with shakmaty
+(legal moves) and by moving one piece by hand (illegal moves); the expected rulings are what the Laws
+(../shared/laws.md) prescribe, written by hand, not copied from the engine's output.
+"""
 import json, os
-OUT='/work/main/tests/events'
+OUT=os.path.dirname(os.path.abspath(__file__))
 cases={}
 def case(name, events, expected, args=''):
     cases[name]=(events, expected, args)
@@ -119,6 +125,207 @@ s=S().clock(W).move(W,'e2','e4',E4)
 case('seminar_clock_without_move_2009', s.ev, [
   {"kind":"irregular","article":"13.4","player":W,"acts":"arbiter","what":"clock-without-move"},
   mv("e4",W)], args='--laws 2009')
+
+
+# ---------------- Article 4 ----------------
+E2='rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR'
+D4='rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR'
+NF3='rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R'
+NH3='rnbqkbnr/pppppppp/8/8/8/7N/PPPPPPPP/RNBQKB1R'
+s=S().adjust(W).touch(W,'e2').touch(W,'g1').move(W,'d2','d4',D4)
+case('art_4_2_1_adjust_announced', s.ev, [mv("d4",W)])
+s=S().touch(B,'e7').move(W,'e2','e4',E4)
+case('art_4_2_1_touch_not_on_move', s.ev, [
+  {"kind":"irregular","article":"4.2.1","player":B,"acts":"arbiter","what":"touch-when-not-on-move","squares":["e7"]}, mv("e4",W)])
+s=S().adjust(B).move(W,'e2','e4',E4)
+case('art_4_2_1_adjust_not_on_move', s.ev, [
+  {"kind":"irregular","article":"4.2.1","player":B,"what":"adjust-when-not-on-move"}, mv("e4",W)])
+s=S().touch(W,'g1').move(W,'e2','e4',E4,clock=False)
+case('art_4_3_1_first_touched_own_piece', s.ev, [
+  {"kind":"touch-move","article":"4.3.1","player":W,"obligation":"move-first-touched-own","touched":["g1","e2"],"played":"e4","played_uci":"e2e4","required":["Nf3","Nh3"]}])
+E4D5_NF3='rnbqkbnr/ppp1pppp/8/3p4/4P3/5N2/PPPP1PPP/RNBQKB1R'
+E4D5_EXD5='rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR'
+s=S(E4D5_FEN).touch(W,'d5').move(W,'g1','f3',E4D5_NF3,clock=False)
+case('art_4_3_2_first_touched_opponent_piece', s.ev, [
+  {"kind":"touch-move","article":"4.3.2","player":W,"obligation":"capture-first-touched-opponent","touched":["d5","g1"],"played":"Nf3","required":["exd5"]}])
+s=S(E4D5_FEN).touch(W,'e4').touch(W,'d5').move(W,'g1','f3',E4D5_NF3,clock=False)
+case('art_4_3_3_capture_with_touched_own', s.ev, [
+  {"kind":"touch-move","article":"4.3.3","player":W,"obligation":"capture-with-touched-own","touched":["e4","d5","g1"],"required":["exd5"]}])
+s=S(E4D5_FEN).touch(W,'g1').touch(W,'d5').capture(W,'e4','d5',E4D5_EXD5,clock=False)
+case('art_4_3_3_capture_impossible_first_piece_moves', s.ev, [
+  {"kind":"touch-move","article":"4.3.3","player":W,"obligation":"move-first-touched-own","touched":["g1","d5","e4"],"played":"exd5","required":["Ne2","Nf3","Nh3"]}])
+# Same instant: the order is unclear, so the player's own piece counts as touched first (4.3.3).
+s=S(E4D5_FEN)
+s.t=1.0; s.ev.append({"t":1.0,"frame":30,"type":"touch","by":W,"square":"d5"}); s.ev.append({"t":1.0,"frame":30,"type":"touch","by":W,"square":"g1"})
+s.capture(W,'e4','d5',E4D5_EXD5,clock=False)
+case('art_4_3_3_order_unclear_own_piece_first', s.ev, [
+  {"kind":"touch-move","article":"4.3.3","player":W,"obligation":"move-first-touched-own","touched":["g1","d5","e4"],"required":["Ne2","Nf3","Nh3"]}])
+s=S(E4D5_FEN).touch(W,'d5').touch(W,'g1').capture(W,'e4','d5',E4D5_EXD5)
+case('art_4_3_3_opponent_piece_clearly_first', s.ev, [mv("exd5",W)])
+s=S().touch(W,'c1').move(W,'e2','e4',E4)
+case('art_4_5_touched_piece_cannot_move_no_penalty', s.ev, [mv("e4",W)])
+
+CA='r3k3/8/8/8/8/8/8/R3K2R w KQq - 0 1'
+CA_KF1='r3k3/8/8/8/8/8/8/R4K1R'
+CA_OO='r3k3/8/8/8/8/8/8/R4RK1'
+CA_KG1='r3k3/8/8/8/8/8/8/R5KR'
+CA_A3='r3k3/8/8/8/8/R7/8/4K2R'
+s=S(CA).touch(W,'e1').touch(W,'h1').move(W,'e1','f1',CA_KF1,clock=False)
+case('art_4_4_1_king_and_rook_castle', s.ev, [
+  {"kind":"touch-move","article":"4.4.1","player":W,"obligation":"castle","touched":["e1","h1"],"played":"Kf1","required":["O-O"]}])
+s=S(CA).touch(W,'e1').touch(W,'h1').move(W,'e1','g1',CA_KG1,clock=False).move(W,'h1','f1',CA_OO)
+case('art_4_4_1_castling_in_order', s.ev, [mv("O-O",W,uci="e1g1")])
+s=S(CA).touch(W,'h1').touch(W,'e1').lift(W,'h1').place(W,'f1').lift(W,'e1').place(W,'g1').board(CA_OO)
+case('art_4_4_2_rook_first_no_castling', s.ev, [
+  {"kind":"touch-move","article":"4.4.2","player":W,"obligation":"move-rook-not-castle","touched":["h1","e1"],"played":"O-O","required":["Rf1","Rg1","Rh2","Rh3","Rh4","Rh5","Rh6","Rh7","Rh8+"]}])
+CI='4kr2/8/8/8/8/8/8/4K2R w K - 0 1'
+CI_H3='4kr2/8/8/8/8/7R/8/4K3'
+s=S(CI).touch(W,'e1').touch(W,'h1').move(W,'h1','h3',CI_H3,clock=False)
+case('art_4_4_3_king_then_rook_castling_illegal', s.ev, [
+  {"kind":"touch-move","article":"4.4.3","player":W,"obligation":"move-king-instead","touched":["e1","h1"],"played":"Rh3","required":["Kd1","Kd2","Ke2"]}])
+PR='7k/P7/8/8/8/8/8/1R2K3 w - - 0 1'
+PR_N='N6k/8/8/8/8/8/8/1R2K3'
+PR_Q='Q6k/8/8/8/8/8/8/1R2K3'
+PR_P='P6k/8/8/8/8/8/8/1R2K3'
+s=S(PR).lift(W,'a7').board(PR_N).board(PR_Q)
+case('art_4_4_4_promotion_piece_final', s.ev, [
+  {"kind":"touch-move","article":"4.4.4","player":W,"obligation":"promotion-piece-final","played":"a8=Q+","required":["a8=N"]}])
+s=S(PR).place(W,'a8').lift(W,'a7').board(PR_Q).clock(W)
+case('art_4_6_promotion_in_any_order', s.ev, [mv("a8=Q+",W,uci="a7a8q")])
+s=S().move(W,'g1','f3',NF3,clock=False).move(W,'f3','h3',NH3,clock=False)
+case('art_4_7_released_piece_stays', s.ev, [
+  {"kind":"touch-move","article":"4.7","player":W,"obligation":"released-piece-stays","played":"Nh3","required":["Nf3"]}])
+s=S(CA).move(W,'e1','g1',CA_KG1,clock=False).move(W,'g1','f1',CA_KF1,clock=False)
+case('art_4_7_king_released_two_squares_must_castle', s.ev, [
+  {"kind":"touch-move","article":"4.7","player":W,"obligation":"castle-after-king-released","played":"Kf1","required":["O-O"]}])
+s=S(CA).move(W,'e1','g1',CA_KG1)
+case('art_4_7_king_two_squares_clock_pressed', s.ev, [
+  {"kind":"illegal-move","article":"7.5.1","player":W,"played":"e1g1","reason":"castling-not-completed","count":1,
+   "replacement_must":{"obligation":"castle-after-king-released","required":["O-O"]}},
+  {"kind":"sanction","article":"7.5.5","sanction":{"type":"time","to":B,"seconds":120}}])
+E4_NF3_E5='rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR'
+s=S().touch(W,'g1').move(W,'e2','e4',E4).touch(B,'e7').claim(B,'touch-move')
+case('art_4_8_claim_forfeited_after_touching', s.ev, [
+  {"kind":"touch-move","article":"4.3.1","player":W,"acts":"claim","claim_until":"claimant-touches-a-piece","required":["Nf3","Nh3"]},
+  mv("e4",W),
+  {"kind":"claim","player":B,"about":"touch-move","upheld":False}], args='--time-control rapid --supervised false')
+s=S().touch(W,'g1').move(W,'e2','e4',E4).claim(B,'touch-move').move(W,'e4','e2',START,clock=False).move(W,'g1','f3',NF3)
+case('art_4_8_claim_upheld_before_touching', s.ev, [
+  {"kind":"touch-move","article":"4.3.1","player":W,"acts":"claim","claim_until":"claimant-touches-a-piece","required":["Nf3","Nh3"]},
+  mv("e4",W),
+  {"kind":"claim","player":B,"about":"touch-move","upheld":True},
+  mv("Nf3",W)], args='--time-control rapid --supervised false')
+
+# ---------------- Articles 5, 6 ----------------
+SCH=['rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR','rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR',
+ 'rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR','r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR',
+ 'r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR','r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR',
+ 'r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR']
+SCH_SAN=["e4","e5","Bc4","Nc6","Qh5","Nf6","Qxf7#"]
+def colors(p):
+    """The colour-only view of a placement: w/b for the pieces, runs of empty squares merged."""
+    return merge(''.join('w' if ch.isupper() else 'b' if ch.isalpha() else ch for ch in p))
+def merge(s):
+    res=''; n=0
+    for ch in s:
+        if ch.isdigit(): n+=int(ch)
+        else:
+            if n: res+=str(n); n=0
+            res+=ch
+    if n: res+=str(n)
+    return res
+s=S()
+for p in SCH: s.board(p)
+who=[W,B]*4
+case('art_6_2_1_no_clock_scholars_mate', s.ev,
+  [mv(x,who[i],completed_by=("next-board" if i<6 else "game-end")) for i,x in enumerate(SCH_SAN)] +
+  [{"kind":"game-end","article":"5.1.1","result":"1-0","reason":"checkmate","regular":True,"stands":True}])
+s=S()
+for p in SCH: s.colors(colors(p))
+case('art_6_2_1_colors_only_scholars_mate', s.ev,
+  [mv(x,who[i]) for i,x in enumerate(SCH_SAN)] + [{"kind":"game-end","result":"1-0","regular":True}])
+s=S().move(W,'e2','e4',E4,clock=False).touch(B,'e7').move(B,'e7','e5',SCH[1],clock=False)
+case('art_6_2_1_opponent_touch_completes_without_clock', s.ev, [mv("e4",W,completed_by="opponent-touch"), mv("e5",B,completed_by="end-of-stream")])
+s=S().board('rnbqkbnr/pppppppp/8/8/8/8/8/RNBQKBNR').move(W,'e2','e4',E4)
+case('unexplained_board_keeps_position', s.ev, [
+  {"kind":"unexplained-board","player":W,"seen":"rnbqkbnr/pppppppp/8/8/8/8/8/RNBQKBNR","expected":START}, mv("e4",W)])
+
+# ---------------- Article 7.5 ----------------
+s=S(PR).move(W,'a7','a8',PR_P)
+case('art_7_5_2_promotion_not_completed_becomes_queen', s.ev, [
+  {"kind":"illegal-move","article":"7.5.2","player":W,"reason":"promotion-not-completed","played":"a7a8","count":1,"replacement_must":None},
+  {"kind":"sanction","article":"7.5.5","sanction":{"type":"time","to":B,"seconds":120}},
+  mv("a8=Q+",W,completed_by="clock")])
+s=S(PR).move(W,'a7','a8',PR_P)
+case('art_7_5_2_promotion_not_completed_2009', s.ev, [
+  {"kind":"illegal-move","article":"7.4a","player":W,"reason":"promotion-not-completed","count":1,
+   "replacement_must":{"obligation":"move-first-touched-own","required":["a8=B","a8=N","a8=Q+","a8=R+"]}},
+  {"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}}], args='--laws 2009')
+# Two illegal moves by White: the second loses (7.5.5), or draws when Black cannot checkmate.
+IL='4k3/8/8/8/8/8/8/R3K1r1 w - - 0 1'
+IL_B='4k3/8/8/8/8/8/8/R3K1r1'
+IL_RA8='R3k3/8/8/8/8/8/8/4K1r1'
+IL_RB2='4k3/8/8/8/8/8/1R6/4K1r1'
+s=S(IL).move(W,'a1','b2',IL_RB2).move(W,'b2','a1',IL_B,clock=False).move(W,'a1','b2',IL_RB2)
+case('art_7_5_5_second_illegal_move_loses', s.ev, [
+  {"kind":"illegal-move","article":"7.5.1","reason":"impossible-move","count":1},
+  {"kind":"sanction","article":"7.5.5","sanction":{"type":"time","to":B,"seconds":120}},
+  {"kind":"illegal-move","article":"7.5.1","count":2},
+  {"kind":"sanction","article":"7.5.5","player":W,"sanction":{"type":"loss"}},
+  {"kind":"game-end","result":"0-1","reason":"illegal-moves","stands":True}])
+ILK='4k3/8/8/8/8/8/8/R3K3 w - - 0 1'
+ILK_B='4k3/8/8/8/8/8/8/R3K3'
+ILK_RB2='4k3/8/8/8/8/8/1R6/4K3'
+s=S(ILK).move(W,'a1','b2',ILK_RB2).move(W,'b2','a1',ILK_B,clock=False).move(W,'a1','b2',ILK_RB2)
+case('art_7_5_5_second_illegal_move_draws_when_opponent_cannot_mate', s.ev, [
+  {"kind":"illegal-move","count":1},{"kind":"sanction","sanction":{"type":"time","to":B,"seconds":120}},
+  {"kind":"illegal-move","count":2},{"kind":"sanction","sanction":{"type":"draw","why":"opponent cannot checkmate"}},
+  {"kind":"game-end","result":"1/2-1/2","reason":"illegal-moves"}])
+s=S(IL).move(W,'a1','b2',IL_RB2).move(W,'b2','a1',IL_B,clock=False).move(W,'a1','b2',IL_RB2).move(W,'b2','a1',IL_B,clock=False).move(W,'a1','b2',IL_RB2)
+case('laws_2009_third_illegal_move_loses', s.ev, [
+  {"kind":"illegal-move","article":"7.4a","count":1},{"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}},
+  {"kind":"illegal-move","article":"7.4a","count":2},{"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}},
+  {"kind":"illegal-move","article":"7.4a","count":3},{"kind":"sanction","article":"7.4b","sanction":{"type":"loss"}},
+  {"kind":"game-end","result":"0-1","reason":"illegal-moves"}], args='--laws 2009')
+s=le_prefix().move(W,'c1','c3',LE_BC3)
+case('blitz_2023_supervised_one_minute', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.5.1","acts":"arbiter","count":1},
+  {"kind":"sanction","article":"A.3","sanction":{"type":"time","to":B,"seconds":60}}], args='--time-control blitz')
+s=le_prefix().move(W,'c1','c3',LE_BC3).claim(B,'illegal-move')
+case('rapid_2023_unsupervised_illegal_move_on_claim', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.5.1","acts":"claim","claim_until":"claimant-completes-a-move","count":1},
+  {"kind":"claim","player":B,"about":"illegal-move","upheld":True},
+  {"kind":"sanction","article":"A.5.2","player":W,"acts":"claim","sanction":{"type":"time","to":B,"seconds":60}}], args='--time-control rapid --supervised false')
+LE_BC3_E5='rnb1kbnr/ppp2ppp/8/3qp3/8/2B5/PPPP1PPP/RN1QKBNR'
+s=le_prefix().move(W,'c1','c3',LE_BC3).move(B,'e7','e5',LE_BC3_E5).claim(B,'illegal-move')
+case('rapid_2023_unsupervised_illegal_move_stands_unclaimed', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","acts":"claim","count":1}, mv("e5",B),
+  {"kind":"claim","player":B,"about":"illegal-move","upheld":False}], args='--time-control rapid --supervised false')
+s=le_prefix().move(W,'c1','c3',LE_BC3).claim(B,'illegal-move')
+case('blitz_2009_unsupervised_claim_wins', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.4a","acts":"claim","count":1},
+  {"kind":"claim","player":B,"upheld":True},
+  {"kind":"sanction","article":"B.3c","sanction":{"type":"loss"}},
+  {"kind":"game-end","result":"0-1","reason":"illegal-moves"}], args='--laws 2009 --time-control blitz --supervised false')
+s=le_prefix().move(W,'c1','c3',LE_BC3)
+case('blitz_2009_supervised_as_standard', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.4a","acts":"arbiter","count":1},
+  {"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}}], args='--laws 2009 --time-control blitz')
+s=le_prefix().move(W,'c1','c3',LE_BC3).move(W,'c3','c1',LE_QXD5,clock=False).move(W,'b1','c3',LE_NC3)
+case('rapid_2009_supervised_two_minutes', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.4a","count":1},
+  {"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}}, mv("Nc3",W)], args='--laws 2009 --time-control rapid')
+
+# ---------------- Chess960 ----------------
+NOTE960='Chess960: rook touched before the king, so castling on that side is not allowed (4.4.2); an appeal may allow it (Nepomniachtchi-So 2019 was replayed): a doubtful case'
+C9='1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K2R1 w GBgb - 0 1'
+C9_OO='1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1'
+C9_RF1='1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K1R2'
+s=S(C9).touch(W,'d1').lift(W,'d1').lift(W,'g1').place(W,'f1').place(W,'g1').board(C9_OO).clock(W)
+case('chess960_castling_king_first', s.ev, [mv("O-O",W,uci="d1g1")], args='--variant chess960')
+s=S(C9).touch(W,'g1').lift(W,'g1').place(W,'f1').board(C9_RF1).lift(W,'d1').place(W,'g1').board(C9_OO)
+case('chess960_rook_first_is_a_rook_move_doubtful', s.ev, [
+  {"kind":"touch-move","article":"4.4.2","player":W,"acts":"arbiter","obligation":"move-rook-not-castle","played":"O-O","required":["Re1","Rf1","Rh1"],"note":NOTE960}], args='--variant chess960')
 
 for name,(ev,exp,args) in cases.items():
     with open(f'{OUT}/{name}.jsonl','w') as f:

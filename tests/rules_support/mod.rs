@@ -22,14 +22,18 @@ pub fn read_text(name: &str) -> String {
 /// The flags of `<case>.args` (empty when there is none).
 pub fn case_args(case: &str) -> Vec<String> {
     let path = events_dir().join(format!("{case}.args"));
-    std::fs::read_to_string(path).map(|t| t.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
+    std::fs::read_to_string(path)
+        .map(|t| t.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
 }
 
 /// The same configuration `arbiter rule` builds from those flags.
 pub fn config_from_args(args: &[String], events: &[Event]) -> Config {
     let mut config = Config::default();
     for pair in args.chunks(2) {
-        let [flag, value] = pair else { panic!("flags come in pairs: {args:?}") };
+        let [flag, value] = pair else {
+            panic!("flags come in pairs: {args:?}")
+        };
         match flag.as_str() {
             "--laws" => config.laws = value.parse().expect("laws"),
             "--time-control" => config.time_control = value.parse().expect("time control"),
@@ -83,7 +87,12 @@ pub fn matches(got: &Value, want: &Value) -> bool {
 pub fn assert_rulings(case: &str, got: &[Value], want: &[Value]) {
     let show = |vs: &[Value]| vs.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("\n  ");
     let ok = got.len() == want.len() && got.iter().zip(want).all(|(g, w)| matches(g, w));
-    assert!(ok, "case {case}: rulings differ\n got:\n  {}\n want (subset of fields):\n  {}", show(got), show(want));
+    assert!(
+        ok,
+        "case {case}: rulings differ\n got:\n  {}\n want (subset of fields):\n  {}",
+        show(got),
+        show(want)
+    );
 }
 
 /// Runs `<case>.jsonl` through the library and checks the rulings against `<case>.expected.jsonl`.
@@ -91,7 +100,10 @@ pub fn check_case(case: &str) -> (Engine, Vec<Ruling>) {
     let events = load_events(case);
     let config = config_from_args(&case_args(case), &events);
     let (engine, rulings) = rule(&events, config);
-    let got: Vec<Value> = rulings.iter().map(|r| serde_json::to_value(r).expect("serialise")).collect();
+    let got: Vec<Value> = rulings
+        .iter()
+        .map(|r| serde_json::to_value(r).expect("serialise"))
+        .collect();
     assert_rulings(case, &got, &expected(case));
     (engine, rulings)
 }
