@@ -44,10 +44,7 @@ impl BoardPoint {
 
     /// The centre of a square.
     pub fn centre_of(sq: Square) -> Self {
-        BoardPoint::new(
-            u32::from(sq.file()) as f64 + 0.5,
-            u32::from(sq.rank()) as f64 + 0.5,
-        )
+        BoardPoint::new(u32::from(sq.file()) as f64 + 0.5, u32::from(sq.rank()) as f64 + 0.5)
     }
 
     /// Distance to the nearest board edge, negative inside the board (how far in a
@@ -56,6 +53,18 @@ impl BoardPoint {
         let dx = (-self.x).max(self.x - 8.0);
         let dy = (-self.y).max(self.y - 8.0);
         dx.max(dy)
+    }
+
+    /// Where a point seen at a height above the board really stands on the board.
+    ///
+    /// An overhead camera sees a point at height `h` (a fingertip on top of a piece,
+    /// the top of a tall piece) displaced away from the point below the camera, by a
+    /// factor `H / (H - h)` for a camera at height `H`. `height_ratio` is `h / H`
+    /// (a 5 cm piece top under a camera 80 cm up: about 0.06); the camera is taken to
+    /// be above the board's centre, which an overhead rig aims for.
+    pub fn lowered(self, height_ratio: f64) -> BoardPoint {
+        let k = 1.0 - height_ratio.clamp(0.0, 0.5);
+        BoardPoint::new(4.0 + (self.x - 4.0) * k, 4.0 + (self.y - 4.0) * k)
     }
 
     /// The board edge nearest to this point.
@@ -233,7 +242,10 @@ pub struct RectifiedView {
 impl RectifiedView {
     /// The view the piece model is trained on and the tracker works in:
     /// 32 px a square and one square of margin, 320 x 320 pixels.
-    pub const STANDARD: RectifiedView = RectifiedView { px_per_square: 32, margin_squares: 1 };
+    pub const STANDARD: RectifiedView = RectifiedView {
+        px_per_square: 32,
+        margin_squares: 1,
+    };
 
     /// Width and height in pixels (the view is square).
     pub const fn size(&self) -> u32 {

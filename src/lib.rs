@@ -16,5 +16,6 @@ pub mod capture;
 pub mod geometry;
 pub mod observation;
 pub mod rules;
+pub mod tracker;
 #[cfg(feature = "vision")]
 pub mod vision;
