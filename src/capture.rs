@@ -345,8 +345,12 @@ impl Reader {
     fn open(source: &Source, opts: &CaptureOptions) -> Result<Reader, CaptureError> {
         match source {
             Source::File(p) if !p.is_file() => Err(CaptureError::NotFound(source.name())),
-            Source::ImageFolder(dir) => {
-                let files = list_images(dir)?;
+            Source::File(_) | Source::ImageFolder(_) if is_image_source(source) => {
+                let files = match source {
+                    Source::ImageFolder(dir) => list_images(dir)?,
+                    Source::File(p) => vec![p.clone()],
+                    _ => Vec::new(),
+                };
                 let mut kind = ReaderKind::Folder { files, next: 0 };
                 let (first, _) = read_folder_image(&mut kind).ok_or_else(|| CaptureError::NoFrames {
                     source_name: source.name(),
@@ -401,11 +405,21 @@ fn open_video(source: &Source, opts: &CaptureOptions) -> Result<VideoCapture, Ca
         timeout_ms,
     ]);
     let cap = match source {
-        Source::File(p) => VideoCapture::from_file(p, videoio::CAP_ANY)?,
+        // FFmpeg reads every common container; the other back-ends are tried only when
+        // it cannot (they print noise about files they were never meant for).
+        Source::File(p) => match VideoCapture::from_file(p, videoio::CAP_FFMPEG)? {
+            c if c.is_opened()? => c,
+            _ => VideoCapture::from_file(p, videoio::CAP_ANY)?,
+        },
         Source::Url(u) => VideoCapture::from_file_with_params(u, videoio::CAP_FFMPEG, &params)?,
         Source::Device(DeviceId::Index(i)) => VideoCapture::new(*i, videoio::CAP_ANY)?,
         Source::Device(DeviceId::Path(p)) => VideoCapture::from_file(p, videoio::CAP_V4L2)?,
-        Source::ImageFolder(_) => unreachable!("image folders are not opened with VideoCapture"),
+        Source::ImageFolder(_) => {
+            return Err(CaptureError::Open {
+                source_name: source.name(),
+                reason: "a folder of images is not a video".into(),
+            });
+        }
     };
     if !cap.is_opened()? {
         let reason = match source {
@@ -433,6 +447,21 @@ fn video_info(cap: &VideoCapture, live: bool) -> Result<StreamInfo, CaptureError
     })
 }
 
+/// A folder, or a single still picture (read as a folder of one).
+fn is_image_source(source: &Source) -> bool {
+    match source {
+        Source::ImageFolder(_) => true,
+        Source::File(p) => has_image_extension(p),
+        _ => false,
+    }
+}
+
+fn has_image_extension(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
 fn list_images(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
     let entries = std::fs::read_dir(dir).map_err(|source| CaptureError::Folder {
         path: dir.display().to_string(),
@@ -440,11 +469,7 @@ fn list_images(dir: &Path) -> Result<Vec<PathBuf>, CaptureError> {
     })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| IMAGE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        })
+        .filter(|p| has_image_extension(p))
         .collect();
     files.sort();
     Ok(files)

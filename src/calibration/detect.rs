@@ -34,6 +34,7 @@ use opencv::core::{Mat, Point2f, Size, TermCriteria, TermCriteria_COUNT, TermCri
 use opencv::imgproc;
 use opencv::prelude::*;
 
+use crate::calibration::file::Lens;
 use crate::calibration::{Calibration, WhiteSide};
 use crate::capture::{self, CaptureError, CaptureMsg, Source};
 use crate::geometry::Homography;
@@ -68,6 +69,9 @@ pub struct DetectOptions {
     pub white_side: Option<WhiteSide>,
     /// Pictures whose longer side exceeds this are searched at this size first.
     pub max_search_px: u32,
+    /// A lens model: frames are undistorted before the search, so the corners and the
+    /// homography are in undistorted pixels (see [`crate::calibration::file::Lens`]).
+    pub lens: Option<Lens>,
 }
 
 impl Default for DetectOptions {
@@ -77,6 +81,7 @@ impl Default for DetectOptions {
             span_s: 4.0,
             white_side: None,
             max_search_px: 960,
+            lens: None,
         }
     }
 }
@@ -87,8 +92,10 @@ pub struct GridFit {
     /// Grid coordinates (square units, 0..8 along both axes of the found pattern) to
     /// source pixels. The grid's axes are the pattern's, not yet White's.
     pub grid_to_image: Homography,
-    /// How many inner corners were found.
+    /// How many corners the final fit used.
     pub points: usize,
+    /// Whether those corners spread over the whole board along both axes.
+    pub spans_board: bool,
     pub reprojection_error_px: f64,
     /// `grid` when all 49 inner corners were found, `partial-grid` when fewer were
     /// (the middle ranks of the initial position, or a board partly out of view).
@@ -132,13 +139,16 @@ pub fn calibrate_frames(frames: &[Mat], opts: &DetectOptions) -> Result<Calibrat
     let mut grays = Vec::with_capacity(frames.len());
     let mut full_fits = 0;
     for (i, f) in frames.iter().enumerate() {
-        let gray = to_gray(f)?;
-        // Three frames that show all 49 inner corners are plenty; the rest only vote
+        let gray = match &opts.lens {
+            Some(lens) => to_gray(&undistort(f, lens)?)?,
+            None => to_gray(f)?,
+        };
+        // Three frames with corners over the whole board are plenty; the rest only vote
         // on the orientation (that is cheap).
         if full_fits < ENOUGH_FULL_FITS
             && let Some(fit) = find_grid(&gray, i, opts)?
         {
-            full_fits += usize::from(fit.points >= 49);
+            full_fits += usize::from(fit.spans_board);
             if best.as_ref().is_none_or(|b| better(&fit, b)) {
                 best = Some(fit);
             }
@@ -173,6 +183,7 @@ pub fn calibrate_frames(frames: &[Mat], opts: &DetectOptions) -> Result<Calibrat
     let mut cal = Calibration::from_corners(width, height, corners_px, white_side)?;
     cal.reprojection_error_px = Some((fit.reprojection_error_px * 1000.0).round() / 1000.0);
     cal.method = Some(method.into());
+    cal.lens = opts.lens.clone();
     Ok(cal)
 }
 
@@ -215,10 +226,24 @@ pub fn sample_frames(source: &Source, opts: &DetectOptions) -> Result<Vec<Mat>, 
     Ok(frames)
 }
 
-/// A fit with the full 7x7 inner corners beats a partial one; among equals the lower
-/// reprojection error wins (more corners beyond 49 are edge corners, which add nothing).
+/// Corners spread over the whole board (6 or more squares apart along both axes) pin
+/// the outer corners down better than a band of the board does; among equals the lower
+/// reprojection error wins.
 fn better(a: &GridFit, b: &GridFit) -> bool {
-    (a.points.min(49), -a.reprojection_error_px) > (b.points.min(49), -b.reprojection_error_px)
+    (a.spans_board, -a.reprojection_error_px) > (b.spans_board, -b.reprojection_error_px)
+}
+
+/// The frame as a pinhole camera with the same camera matrix would have seen it.
+pub fn undistort(frame: &Mat, lens: &Lens) -> opencv::Result<Mat> {
+    let k = Mat::from_slice_2d(&[
+        &lens.camera_matrix[0..3],
+        &lens.camera_matrix[3..6],
+        &lens.camera_matrix[6..9],
+    ])?;
+    let d = Mat::from_slice(&lens.distortion)?;
+    let mut out = Mat::default();
+    calib3d::undistort(frame, &mut out, &k, &d, &k)?;
+    Ok(out)
 }
 
 fn to_gray(frame: &Mat) -> opencv::Result<Mat> {
@@ -262,10 +287,11 @@ pub fn find_grid(gray: &Mat, frame: usize, opts: &DetectOptions) -> Result<Optio
                 *p = Point2f::new(p.x / scale as f32, p.y / scale as f32);
             }
             refine(gray, &mut found.pts, found.cols)?;
-            if let Some((h, err, points)) = place(gray, &found)? {
+            if let Some((h, err, points, spans_board)) = place(gray, &found)? {
                 let fit = GridFit {
                     grid_to_image: h,
                     points,
+                    spans_board,
                     reprojection_error_px: err,
                     method: if found.cols.min(found.rows) >= 7 {
                         "grid"
@@ -279,7 +305,7 @@ pub fn find_grid(gray: &Mat, frame: usize, opts: &DetectOptions) -> Result<Optio
                 }
             }
         }
-        if best.as_ref().is_some_and(|b| b.points >= 49) || longer <= search_px / 2.0 {
+        if best.as_ref().is_some_and(|b| b.spans_board) || longer <= search_px / 2.0 {
             break;
         }
     }
@@ -384,7 +410,7 @@ const MAX_REPROJECTION_SQUARES: f64 = 0.1;
 /// for an unknown offset; every offset that keeps them on the board's 9x9 lines is
 /// scored by how well the 8x8 squares it implies match a chessboard (colours read
 /// near the squares' corners, where pieces do not reach), and the best one kept.
-fn place(gray: &Mat, found: &Corners) -> opencv::Result<Option<(Homography, f64, usize)>> {
+fn place(gray: &Mat, found: &Corners) -> opencv::Result<Option<(Homography, f64, usize, bool)>> {
     let (cols, rows) = (found.cols, found.rows);
     if cols < 2 || rows < 2 || cols > 9 || rows > 9 {
         return Ok(None);
@@ -463,9 +489,45 @@ fn place(gray: &Mat, found: &Corners) -> opencv::Result<Option<(Homography, f64,
         .copied()
         .filter(|&((x, y), _)| x > 0.0 && x < 8.0 && y > 0.0 && y < 8.0)
         .collect();
-    let used = if inner.len() >= 9 { inner } else { all };
+    let mut used = if inner.len() >= 9 { inner } else { all };
+    // A corner half hidden by a piece (or a hand) is pulled towards the piece's outline:
+    // such corners stand out from the grid by several times the typical residual and
+    // are left out of the final fit (at most a quarter of them).
+    for _ in 0..2 {
+        let (grid, pts): (Vec<(f64, f64)>, Vec<Point2f>) = used.iter().copied().unzip();
+        let Some((h, _)) = fit_grid(&grid, &pts)? else {
+            return Ok(None);
+        };
+        let res: Vec<f64> = used.iter().map(|&(g, p)| residual(&h, g, p)).collect();
+        let mut sorted = res.clone();
+        sorted.sort_by(f64::total_cmp);
+        let limit = (OUTLIER_FACTOR * sorted[sorted.len() / 2]).max(0.5);
+        let keep: Vec<_> = used
+            .iter()
+            .zip(&res)
+            .filter(|&(_, r)| *r <= limit)
+            .map(|(u, _)| *u)
+            .collect();
+        if keep.len() == used.len() || keep.len() * 4 < used.len() * 3 || keep.len() < 9 {
+            break;
+        }
+        used = keep;
+    }
+    let span = |f: fn(&(f64, f64)) -> f64| {
+        let v = used.iter().map(|(g, _)| f(g));
+        v.clone().fold(f64::MIN, f64::max) - v.fold(f64::MAX, f64::min)
+    };
+    let spans_board = span(|g| g.0) >= 6.0 && span(|g| g.1) >= 6.0;
     let (grid, pts): (Vec<(f64, f64)>, Vec<Point2f>) = used.into_iter().unzip();
-    Ok(fit_grid(&grid, &pts)?.map(|(h, err)| (h, err, pts.len())))
+    Ok(fit_grid(&grid, &pts)?.map(|(h, err)| (h, err, pts.len(), spans_board)))
+}
+
+/// A corner this many times the median residual off the fitted grid is an outlier.
+const OUTLIER_FACTOR: f64 = 3.0;
+
+fn residual(h: &Homography, (u, v): (f64, f64), p: Point2f) -> f64 {
+    h.apply((u, v))
+        .map_or(f64::INFINITY, |(x, y)| (x - p.x as f64).hypot(y - p.y as f64))
 }
 
 /// See [`place`]: the least checker score a board window must reach, as a share of the

@@ -66,6 +66,19 @@ fn lens_maps(source_to_view: &Homography, lens: &Lens, view: RectifiedView) -> o
     Ok((map_x, map_y))
 }
 
+/// A source pixel to where a pinhole camera with the same camera matrix would have
+/// seen it: the inverse of [`distort`], by fixed-point iteration (converges for the
+/// moderate distortion of real lenses within the picture).
+pub fn undistort_point(lens: &Lens, (u, v): (f64, f64)) -> (f64, f64) {
+    let (mut x, mut y) = (u, v);
+    for _ in 0..20 {
+        let (du, dv) = distort(lens, (x, y));
+        x += u - du;
+        y += v - dv;
+    }
+    (x, y)
+}
+
 /// An undistorted pixel to where the lens puts it in the source picture (OpenCV's
 /// radial-tangential model: k1, k2, p1, p2, k3).
 pub fn distort(lens: &Lens, (u, v): (f64, f64)) -> (f64, f64) {
