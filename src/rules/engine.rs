@@ -106,6 +106,8 @@ struct OpenClaim {
     moves_len: usize,
     touches: Vec<Touch>,
     required: Vec<String>,
+    /// Whether an earlier illegal move had already stood when this one was made.
+    illegal_stood: bool,
 }
 
 /// Where a board to settle came from.
@@ -611,6 +613,7 @@ impl Engine {
                     moves_len: self.moves.len(),
                     touches: self.touches.clone(),
                     required,
+                    illegal_stood: self.illegal_stood,
                 });
             }
         } else {
@@ -1019,6 +1022,7 @@ impl Engine {
                 moves_len: self.moves.len(),
                 touches: self.touches.clone(),
                 required: replacement_must.map(|r| r.required).unwrap_or_default(),
+                illegal_stood: self.illegal_stood,
             });
             // Unclaimed, the illegal move stands: the game goes on from the board as it is.
             if let Some(stood) = stood {
@@ -1146,7 +1150,7 @@ impl Engine {
         self.released = None;
         self.last_settled = None;
         self.stood = None;
-        self.illegal_stood = false;
+        self.illegal_stood = claim.illegal_stood;
         if about == ClaimAbout::IllegalMove {
             let count = *self.illegal_count.get(offender) + 1;
             *self.illegal_count.get_mut(offender) = count;
