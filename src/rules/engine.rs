@@ -994,7 +994,13 @@ impl Engine {
         };
         let on_claim = self.illegal_on_claim() && (stood.is_some() || stands_as_queen);
         let count = *self.illegal_count.get(offender) + 1;
-        let note = stands_as_queen.then(|| "the pawn becomes a queen and the move stands (7.5.2)".to_owned());
+        let note = if stands_as_queen {
+            Some("the pawn becomes a queen and the move stands (7.5.2)".to_owned())
+        } else if self.illegal_on_claim() && stood.is_none() {
+            Some("the position cannot stand (a king left in check): the arbiter intervenes even without a claim".into())
+        } else {
+            None
+        };
         if on_claim {
             let acts = Acts::Claim {
                 claim_until: ClaimUntil::ClaimantCompletesAMove,

@@ -327,6 +327,30 @@ s=S(C9).touch(W,'g1').lift(W,'g1').place(W,'f1').board(C9_RF1).lift(W,'d1').plac
 case('chess960_rook_first_is_a_rook_move_doubtful', s.ev, [
   {"kind":"touch-move","article":"4.4.2","player":W,"acts":"arbiter","obligation":"move-rook-not-castle","played":"O-O","required":["Re1","Rf1","Rh1"],"note":NOTE960}], args='--variant chess960')
 
+
+# ---------------- the real clip ----------------
+# ../shared/footage/real/scholarsmate.truth.json, by hand: first touch, lift, place and still frames of each move
+# (20 fps, t = frame / 20). No clock is visible: every move is completed by the opponent's first touch, and the
+# mate at once. Qxf7: the queen is lowered onto f7, then the same hand takes the f7 pawn off (frame 259).
+TRUTH=[(W,'e2','e4',33,36,42,None),(B,'e7','e5',46,48,57,60),(W,'d1','h5',64,70,81,85),(B,'b8','c6',90,96,104,108),
+       (W,'f1','c4',153,156,163,184),(B,'g8','f6',194,199,205,208)]
+REAL=['rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR','rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR',
+ 'rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR','r1bqkbnr/pppp1ppp/2n5/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR',
+ 'r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR','r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR',
+ 'r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR']
+ev=[]
+def at(f, **kw):
+    e={"t":round(f/20,2),"frame":f}; e.update(kw); ev.append(e)
+for k,(by,frm,to,touch,lift,place,still) in enumerate(TRUTH):
+    at(touch,type="touch",by=by,square=frm); at(lift,type="lift",by=by,square=frm); at(place,type="place",by=by,square=to)
+    if still: at(still,type="board",placement=REAL[k])
+at(222,type="touch",by=W,square='h5'); at(226,type="lift",by=W,square='h5'); at(259,type="lift",by=W,square='f7')
+at(260,type="place",by=W,square='f7'); at(263,type="board",placement=REAL[6])
+case('real_scholarsmate_truth', ev,
+  [mv(x,who[i],completed_by="opponent-touch",t=TRUTH[i+1][3]/20,frame=TRUTH[i+1][3]) for i,x in enumerate(["e4","e5","Qh5","Nc6","Bc4"])] +
+  [mv("Nf6",B,completed_by="opponent-touch",frame=222), mv("Qxf7#",W,completed_by="game-end",frame=260),
+   {"kind":"game-end","article":"5.1.1","result":"1-0","reason":"checkmate","regular":True,"stands":True,"frame":260}])
+
 for name,(ev,exp,args) in cases.items():
     with open(f'{OUT}/{name}.jsonl','w') as f:
         for e in ev: f.write(json.dumps(e,separators=(',',':'))+'\n')
