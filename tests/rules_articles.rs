@@ -149,3 +149,20 @@ fn art_7_5_5_second_illegal_move_loses() {
 fn unexplained_board_keeps_position() {
     check_case("unexplained_board_keeps_position");
 }
+
+#[test]
+fn art_7_5_1_reinstated_then_replaced() {
+    let (engine, _) = check_case("art_7_5_1_reinstated_then_replaced");
+    assert!(!engine.illegal_stood());
+}
+
+#[test]
+fn art_7_5_1_players_go_on_from_the_illegal_position() {
+    // The arbiter ordered the position reinstated, the players went on: the engine follows the board.
+    let (engine, _) = check_case("art_7_5_1_players_go_on_from_the_illegal_position");
+    assert!(engine.illegal_stood());
+    assert_eq!(
+        engine.fen(),
+        "rnb1kbnr/ppp2ppp/8/3qp3/8/2B5/PPPP1PPP/RN1QKBNR w KQkq - 0 4"
+    );
+}

@@ -259,39 +259,61 @@ mod square_list {
     }
 }
 
+/// The JSON name of an enum value ("king-in-check"), for human text.
+fn wire<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
 /// A short human sentence for the summary on stderr.
 impl Ruling {
     pub fn summary(&self) -> String {
         let who = self.player;
         let at = format!("t={:.2}", self.t);
         let acts = match self.acts {
-            Acts::Arbiter => "arbiter acts".to_owned(),
-            Acts::Claim { .. } => "on claim only".to_owned(),
+            Acts::Arbiter => "the arbiter acts".to_owned(),
+            Acts::Claim { claim_until } => format!("on claim only, until {}", wire(&claim_until)),
         };
         let body = match &self.kind {
             RulingKind::Move { san, .. } => format!("{who} played {san}"),
-            RulingKind::TouchMove { played, required, .. } => {
-                format!(
-                    "touch-move: {who} played {played}; required one of {}",
-                    required.join(", ")
-                )
-            }
+            RulingKind::TouchMove {
+                played,
+                required,
+                obligation,
+                ..
+            } => format!(
+                "touch-move ({}): {who} played {played}; required one of {}",
+                wire(obligation),
+                required.join(", ")
+            ),
             RulingKind::IllegalMove {
                 played, reason, count, ..
             } => {
-                format!("illegal move by {who}: {played} ({reason:?}), #{count}")
+                format!("illegal move #{count} by {who}: {played} ({})", wire(reason))
             }
-            RulingKind::Sanction { sanction } => format!("sanction against {who}: {sanction:?}"),
-            RulingKind::Irregular { what } => format!("irregular by {who}: {what:?}"),
+            RulingKind::Sanction { sanction } => format!("sanction against {who}: {}", wire(sanction)),
+            RulingKind::Irregular { what } => format!("irregular, {who}: {}", wire(what)),
             RulingKind::GameEnd {
                 result,
                 reason,
                 regular,
                 stands,
             } => {
-                format!("game end {result} ({reason:?}), regular={regular}, stands={stands}")
+                format!(
+                    "game end {result} ({}), regular {regular}, stands {stands}",
+                    wire(reason)
+                )
             }
-            RulingKind::Claim { about, upheld } => format!("claim by {who} about {about:?}: upheld={upheld}"),
+            RulingKind::Claim { about, upheld } => {
+                format!(
+                    "claim by {who} about {}: {}",
+                    wire(about),
+                    if *upheld { "upheld" } else { "rejected" }
+                )
+            }
             RulingKind::UnexplainedBoard { seen, .. } => format!("unexplained board {seen}"),
         };
         format!("{at} [{}] {body} ({acts})", self.article)

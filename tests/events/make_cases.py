@@ -316,6 +316,16 @@ case('rapid_2009_supervised_two_minutes', s.ev, LE_RULINGS[:4]+[
   {"kind":"illegal-move","article":"7.4a","count":1},
   {"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}}, mv("Nc3",W)], args='--laws 2009 --time-control rapid')
 
+s=le_prefix().move(W,'c1','c3',LE_BC3).move(B,'e7','e5',LE_BC3_E5)
+case('art_7_5_1_players_go_on_from_the_illegal_position', s.ev, LE_RULINGS[:4]+[
+  {"kind":"illegal-move","article":"7.5.1","acts":"arbiter","count":1},
+  {"kind":"sanction","article":"7.5.5","sanction":{"type":"time","to":B,"seconds":120}},
+  # Black touches while White still owes the replacing move: flagged, then the engine follows the board.
+  {"kind":"irregular","article":"4.2.1","player":B,"what":"touch-when-not-on-move","squares":["e7"]},
+  mv("e5",B,completed_by="clock")])
+s=le_prefix().move(W,'c1','c3',LE_BC3).move(W,'c3','c1',LE_QXD5,clock=False).move(W,'b1','c3',LE_NC3)
+case('art_7_5_1_reinstated_then_replaced', s.ev, LE_RULINGS)
+
 # ---------------- Chess960 ----------------
 NOTE960='Chess960: rook touched before the king, so castling on that side is not allowed (4.4.2); an appeal may allow it (Nepomniachtchi-So 2019 was replayed): a doubtful case'
 C9='1r1k2r1/pppppppp/8/8/8/8/PPPPPPPP/1R1K2R1 w GBgb - 0 1'
