@@ -11,7 +11,10 @@ use crate::geometry::{self, Homography};
 
 /// Which edge of the *source image* White sits at, or `unknown` (an empty board whose
 /// orientation cannot be seen: then `corners_px` keep image order, starting top-left
-/// and going clockwise, and squares are named as if White sat at the bottom).
+/// and going clockwise: top-left, top-right, bottom-right, bottom-left). With
+/// `unknown` the board geometry is right but the square names that follow from that
+/// order are provisional (the top-left corner takes a1's place): no tool should report
+/// a square name from such a calibration until White's side is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WhiteSide {
@@ -55,7 +58,8 @@ pub struct Calibration {
     pub height: u32,
     /// The four outer board corners in source pixels, in the order a1, h1, h8, a8
     /// (image order from the top-left when `white_side` is `unknown`). They may lie
-    /// a few pixels outside the picture.
+    /// a few pixels outside the picture. With a `lens`, they are undistorted pixels
+    /// (where a pinhole camera with the same camera matrix would see them).
     pub corners_px: [[f64; 2]; 4],
     pub white_side: WhiteSide,
     /// Source pixels (undistorted, when a lens is given) to board coordinates (see
@@ -112,19 +116,31 @@ impl Calibration {
     /// Reads and checks a calibration file.
     pub fn load(path: &Path) -> Result<Calibration, CalibrationFileError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| CalibrationFileError::Read { path: p.clone(), source })?;
-        let cal: Calibration =
-            toml::from_str(&text).map_err(|e| CalibrationFileError::Parse { path: p.clone(), message: e.to_string() })?;
-        cal.check().map_err(|message| CalibrationFileError::Invalid { path: p, message })?;
+        let text = std::fs::read_to_string(path).map_err(|source| CalibrationFileError::Read {
+            path: p.clone(),
+            source,
+        })?;
+        let cal: Calibration = toml::from_str(&text).map_err(|e| CalibrationFileError::Parse {
+            path: p.clone(),
+            message: e.to_string(),
+        })?;
+        cal.check()
+            .map_err(|message| CalibrationFileError::Invalid { path: p, message })?;
         Ok(cal)
     }
 
     /// Writes the calibration as TOML.
     pub fn save(&self, path: &Path) -> Result<(), CalibrationFileError> {
         let p = path.display().to_string();
-        let text = toml::to_string_pretty(self).map_err(|e| CalibrationFileError::Parse { path: p.clone(), message: e.to_string() })?;
+        let text = toml::to_string_pretty(self).map_err(|e| CalibrationFileError::Parse {
+            path: p.clone(),
+            message: e.to_string(),
+        })?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| CalibrationFileError::Write { path: p.clone(), source })?;
+            std::fs::create_dir_all(dir).map_err(|source| CalibrationFileError::Write {
+                path: p.clone(),
+                source,
+            })?;
         }
         std::fs::write(path, text).map_err(|source| CalibrationFileError::Write { path: p, source })
     }
@@ -146,7 +162,12 @@ impl Calibration {
             let (a, b) = (h.apply((x, y)), stored.apply((x, y)));
             match (a, b) {
                 (Some(a), Some(b)) if (a.0 - b.0).abs() < 0.05 && (a.1 - b.1).abs() < 0.05 => {}
-                _ => return Err("homography does not agree with corners_px (edit one, or delete the file and calibrate again)".into()),
+                _ => {
+                    return Err(
+                        "homography does not agree with corners_px (edit one, or delete the file and calibrate again)"
+                            .into(),
+                    );
+                }
             }
         }
         Ok(())
@@ -164,8 +185,13 @@ mod tests {
 
     #[test]
     fn round_trips_through_toml_and_rejects_a_mismatched_homography() {
-        let cal = Calibration::from_corners(640, 480, [[507.0, 377.0], [506.0, 10.0], [140.0, 5.0], [137.0, 374.0]], WhiteSide::Right)
-            .unwrap();
+        let cal = Calibration::from_corners(
+            640,
+            480,
+            [[507.0, 377.0], [506.0, 10.0], [140.0, 5.0], [137.0, 374.0]],
+            WhiteSide::Right,
+        )
+        .unwrap();
         let text = toml::to_string_pretty(&cal).unwrap();
         let back: Calibration = toml::from_str(&text).unwrap();
         assert_eq!(back.check(), Ok(()));
