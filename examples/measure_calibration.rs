@@ -94,6 +94,8 @@ fn main() -> anyhow::Result<()> {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let (mut found, mut total) = (0, 0);
+    let (mut side_right, mut with_pieces, mut unknown_when_empty, mut empty) = (0, 0, 0, 0);
+    let mut shares = Vec::new();
     for case in &cases {
         total += 1;
         let t = Instant::now();
@@ -104,6 +106,17 @@ fn main() -> anyhow::Result<()> {
             Ok(cal) => {
                 found += 1;
                 let (mean, max) = corner_error(&cal, &case.truth_img_order);
+                shares.push(mean / sq);
+                match case.truth_side {
+                    Some(s) => {
+                        with_pieces += 1;
+                        side_right += usize::from(cal.white_side == s);
+                    }
+                    None => {
+                        empty += 1;
+                        unknown_when_empty += usize::from(cal.white_side == WhiteSide::Unknown);
+                    }
+                }
                 let side_ok = match case.truth_side {
                     Some(s) => format!("{:?} ({:?})", cal.white_side, s),
                     None => format!("{:?} (none visible)", cal.white_side),
@@ -137,7 +150,14 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    println!("\nfound {found} of {total}");
+    shares.sort_by(f64::total_cmp);
+    println!(
+        "\nfound {found} of {total}; corner error (mean of the 4 corners) as a share of a square: median {:.3}, worst {:.3}; \
+         White's side right on {side_right} of {with_pieces} found boards with pieces; reported unknown on \
+         {unknown_when_empty} of {empty} found empty boards",
+        shares.get(shares.len() / 2).copied().unwrap_or(f64::NAN),
+        shares.last().copied().unwrap_or(f64::NAN)
+    );
     Ok(())
 }
 

@@ -127,3 +127,24 @@ impl Rectifier {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undistort_inverts_distort_for_a_wide_angle_lens() {
+        let lens = Lens {
+            camera_matrix: [600.0, 0.0, 320.0, 0.0, 600.0, 240.0, 0.0, 0.0, 1.0],
+            distortion: vec![-0.3, 0.1, 0.001, -0.001, 0.0],
+        };
+        for p in [(0.0, 0.0), (320.0, 240.0), (600.0, 50.0), (100.0, 450.0)] {
+            let d = distort(&lens, p);
+            let back = undistort_point(&lens, d);
+            assert!(
+                (back.0 - p.0).abs() < 0.01 && (back.1 - p.1).abs() < 0.01,
+                "{p:?} -> {d:?} -> {back:?}"
+            );
+        }
+    }
+}
