@@ -2,4 +2,5 @@
 //! piece reader and the hand detector. Everything here turns pixels into the plain
 //! data of [`crate::observation`].
 
+pub mod hands;
 pub mod onnx;
