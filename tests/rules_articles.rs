@@ -166,3 +166,8 @@ fn art_7_5_1_players_go_on_from_the_illegal_position() {
         "rnb1kbnr/ppp2ppp/8/3qp3/8/2B5/PPPP1PPP/RN1QKBNR w KQkq - 0 4"
     );
 }
+
+#[test]
+fn art_4_2_2_possible_touch_never_penalised() {
+    check_case("art_4_2_2_possible_touch_never_penalised");
+}

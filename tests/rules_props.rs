@@ -12,6 +12,7 @@ use shakmaty::{Board, Chess, Color, Position, Square};
 #[derive(Clone, Debug)]
 enum Step {
     Touch(bool, u8),
+    PossibleTouch(bool, u8),
     Lift(bool, u8),
     Place(bool, u8),
     Clock(bool),
@@ -40,6 +41,7 @@ fn square(n: u8) -> Square {
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
         1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::Touch(w, s)),
+        1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::PossibleTouch(w, s)),
         1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::Lift(w, s)),
         1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::Place(w, s)),
         1 => any::<bool>().prop_map(Step::Clock),
@@ -68,6 +70,10 @@ fn event(engine: &Engine, step: &Step, t: f64) -> Event {
     let pos = engine.position();
     let kind = match step {
         Step::Touch(w, s) => EventKind::Touch {
+            by: color(*w),
+            square: square(*s),
+        },
+        Step::PossibleTouch(w, s) => EventKind::PossibleTouch {
             by: color(*w),
             square: square(*s),
         },

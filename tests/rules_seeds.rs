@@ -67,5 +67,8 @@ fn seminar_clock_without_move_is_left_to_the_arbiter_in_2009() {
 fn real_clip_scholars_mate_from_its_truth_file_without_a_clock() {
     let (engine, _) = check_case("real_scholarsmate_truth");
     assert_eq!(engine.moves(), ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]);
-    assert_eq!(engine.fen(), "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4");
+    assert_eq!(
+        engine.fen(),
+        "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4"
+    );
 }

@@ -51,6 +51,10 @@ pub struct Engine {
     phys: Board,
     hand: Vec<Piece>,
     touches: Vec<Touch>,
+    /// Contacts the camera could not tell from a brush (4.2.2): evidence only, never a duty.
+    possible: Vec<Touch>,
+    /// What a possible touch would have required, for the released move's note.
+    doubt: Option<String>,
     adjusting: ByColor<bool>,
     pending: Pending,
     /// A legal move the player released (4.7): any other move breaches it.
@@ -144,6 +148,8 @@ impl Engine {
             moves: Vec::new(),
             hand: Vec::new(),
             touches: Vec::new(),
+            possible: Vec::new(),
+            doubt: None,
             adjusting: ByColor {
                 white: false,
                 black: false,
@@ -230,7 +236,17 @@ impl Engine {
             _ if self.over => {}
             EventKind::Touch { by, square } => self.on_touch(at, *by, *square, false, &mut out),
             // A doubt is evidence for the arbiter's eyes, never a duty or a penalty.
-            EventKind::PossibleTouch { .. } => {}
+            EventKind::PossibleTouch { by, square } => {
+                if *by == self.pos.turn()
+                    && let Some(piece) = self.phys.piece_at(*square)
+                {
+                    self.possible.push(Touch {
+                        square: *square,
+                        piece,
+                        t: at.t,
+                    });
+                }
+            }
             EventKind::Lift { by, square } => {
                 self.on_touch(at, *by, *square, true, &mut out);
                 if let Some(piece) = self.phys.remove_piece_at(*square) {
@@ -455,6 +471,7 @@ impl Engine {
         self.last_settled = Some(board.clone());
         self.phys = board.clone();
         let prev = std::mem::replace(&mut self.pending, Pending::Nothing);
+        self.doubt = None;
         if board == *self.pos.board() {
             return;
         }
@@ -577,6 +594,7 @@ impl Engine {
         }
         let duty = self.current_duty(mv, &prev);
         let compliant = duty.allows(mv);
+        self.doubt = if compliant { self.doubt_about(mv) } else { None };
         if !compliant {
             let acts = self.article4_acts();
             let rook_first_960 = self.config.variant == Variant::Chess960
@@ -700,6 +718,32 @@ impl Engine {
         duty
     }
 
+    /// A note when a possible touch, had it been deliberate, would have forbidden `mv`: the arbiter may look,
+    /// the engine does not rule on a doubt.
+    fn doubt_about(&self, mv: Move) -> Option<String> {
+        if self.possible.is_empty() {
+            return None;
+        }
+        let mut with_possible: Vec<Touch> = self.touches.iter().chain(&self.possible).copied().collect();
+        with_possible.sort_by(|a, b| a.t.total_cmp(&b.t));
+        let mover = mv.from()?;
+        let cut = with_possible
+            .iter()
+            .rposition(|t| t.square == mover)
+            .unwrap_or(with_possible.len());
+        let duty = duty(&self.pos, &with_possible[..cut]);
+        if duty.allows(mv) {
+            return None;
+        }
+        let squares: Vec<String> = self.possible.iter().map(|t| t.square.to_string()).collect();
+        Some(format!(
+            "possible touch of {} (the camera could not tell it from a brush): had it been deliberate, one of {} \
+             was required; not ruled, a doubt is never a penalty",
+            squares.join(", "),
+            duty.required_san(&self.pos).join(", ")
+        ))
+    }
+
     // --- completion ----------------------------------------------------------------------------------------
 
     /// Completes a released legal move (6.2.1), then checks whether it ends the game.
@@ -718,6 +762,7 @@ impl Engine {
         self.moves.push(san.clone());
         self.pending = Pending::Nothing;
         self.touches.clear();
+        self.possible.clear();
         self.released = None;
         self.stood = None;
         *self.adjusting.get_mut(mover) = false;
@@ -726,14 +771,18 @@ impl Engine {
         {
             self.open_claim = None;
         }
-        let note = match how {
+        let without_clock = match how {
             Completion::Clock | Completion::GameEnd => None,
-            Completion::OpponentTouch => {
-                Some("no clock press seen: completed when the opponent touched a piece".into())
-            }
-            Completion::NextBoard => Some("no clock press seen: completed by the next settled board".into()),
-            Completion::EndOfStream => Some("no clock press seen before the end of the stream".into()),
+            Completion::OpponentTouch => Some("no clock press seen: completed when the opponent touched a piece"),
+            Completion::NextBoard => Some("no clock press seen: completed by the next settled board"),
+            Completion::EndOfStream => Some("no clock press seen before the end of the stream"),
         };
+        let notes: Vec<String> = without_clock
+            .map(str::to_owned)
+            .into_iter()
+            .chain(self.doubt.take())
+            .collect();
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
         let fen = self.fen();
         let squares: Vec<Square> = mv.from().into_iter().chain(std::iter::once(mv.to())).collect();
         out.push(self.ruling(
@@ -1152,6 +1201,8 @@ impl Engine {
         self.pos = claim.before;
         self.moves.truncate(claim.moves_len);
         self.touches = claim.touches;
+        self.possible.clear();
+        self.doubt = None;
         self.pending = Pending::Nothing;
         self.released = None;
         self.last_settled = None;

@@ -19,6 +19,7 @@ class S:
         s.t=round(s.t+0.5,2); e={"t":s.t,"frame":int(s.t*30)}; 
         e.update(kw); s.ev.append(e); return s
     def touch(s, by, sq): return s.add(type="touch", by=by, square=sq)
+    def possible(s, by, sq): return s.add(type="possible-touch", by=by, square=sq)
     def lift(s, by, sq): return s.add(type="lift", by=by, square=sq)
     def place(s, by, sq): return s.add(type="place", by=by, square=sq)
     def board(s, p): return s.add(type="board", placement=p)
@@ -162,6 +163,9 @@ case('art_4_3_3_order_unclear_own_piece_first', s.ev, [
   {"kind":"touch-move","article":"4.3.3","player":W,"obligation":"move-first-touched-own","touched":["g1","d5","e4"],"required":["Ne2","Nf3","Nh3"]}])
 s=S(E4D5_FEN).touch(W,'d5').touch(W,'g1').capture(W,'e4','d5',E4D5_EXD5)
 case('art_4_3_3_opponent_piece_clearly_first', s.ev, [mv("exd5",W)])
+s=S().possible(W,'g1').move(W,'e2','e4',E4)
+case('art_4_2_2_possible_touch_never_penalised', s.ev, [
+  mv("e4",W,note="possible touch of g1 (the camera could not tell it from a brush): had it been deliberate, one of Nf3, Nh3 was required; not ruled, a doubt is never a penalty")])
 s=S().touch(W,'c1').move(W,'e2','e4',E4)
 case('art_4_5_touched_piece_cannot_move_no_penalty', s.ev, [mv("e4",W)])
 
