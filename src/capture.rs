@@ -606,8 +606,18 @@ impl Run {
     }
 
     fn live(&mut self, cap: VideoCapture, first: Option<Mat>) -> Result<EndReason, Stopped> {
+        // A stream that announces its length (a file served over HTTP) and has given
+        // all of it since it was last opened has ended; anything shorter is a drop.
+        let announced = |c: &VideoCapture| {
+            c.get(videoio::CAP_PROP_FRAME_COUNT)
+                .ok()
+                .filter(|n| n.is_finite() && *n > 0.0)
+                .map(|n| n as u64)
+        };
+        let mut length = announced(&cap);
         let mut cap = Some(cap);
         let mut index = 0u64;
+        let mut since_open = 0u64;
         let mut last_t = 0.0;
         let mut pending = first;
         loop {
@@ -615,6 +625,7 @@ impl Run {
                 let t = self.started.elapsed().as_secs_f64();
                 self.send(CaptureMsg::Frame(Frame { index, t, image }))?;
                 index += 1;
+                since_open += 1;
                 last_t = t;
             }
             let mut m = Mat::default();
@@ -624,6 +635,9 @@ impl Run {
             {
                 pending = Some(m);
                 continue;
+            }
+            if length.is_some_and(|n| !missing_is_damage(since_open, n)) {
+                return Ok(EndReason::EndOfStream);
             }
             let why = match ok {
                 Some(Err(e)) => format!("{e}"),
@@ -664,6 +678,8 @@ impl Run {
                         to_t,
                         reason,
                     })?;
+                    length = announced(&c);
+                    since_open = 0;
                     cap = Some(c);
                     pending = Some(m);
                     break;

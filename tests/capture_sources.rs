@@ -238,6 +238,27 @@ fn a_stream_that_drops_is_reopened_with_a_gap_and_one_that_vanishes_ends_lost() 
 }
 
 #[test]
+fn a_stream_that_gives_its_whole_announced_length_ends_normally() {
+    let body = std::fs::read(footage("scholarsmate.avi")).unwrap();
+    let len = body.len();
+    let url = flaky_server(body, len, 4);
+    let handle = capture::spawn(Source::Url(url), CaptureOptions::default()).expect("the local stream opens");
+    let mut frames = 0;
+    let mut end = None;
+    for msg in handle.rx.iter() {
+        match msg {
+            CaptureMsg::Frame(_) => frames += 1,
+            CaptureMsg::End { reason } => {
+                end = Some(reason);
+                break;
+            }
+            other => panic!("unexpected message on a whole stream: {other:?}"),
+        }
+    }
+    assert_eq!((frames, end), (334, Some(EndReason::EndOfStream)));
+}
+
+#[test]
 fn stop_ends_a_capture_that_the_consumer_no_longer_reads() {
     let opts = CaptureOptions {
         channel_capacity: 2,

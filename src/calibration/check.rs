@@ -147,10 +147,14 @@ pub fn draw_check(frame: &Mat, cal: &Calibration) -> opencv::Result<Mat> {
     Ok(out)
 }
 
+/// Writes `text` centred on `at`, moved inside the picture when `at` is near or past
+/// its edge (outer corners may lie outside a tightly framed picture).
 fn put_centred(img: &mut Mat, text: &str, at: Point, scale: f64, colour: Scalar) -> opencv::Result<()> {
     let mut base = 0;
     let size = imgproc::get_text_size(text, imgproc::FONT_HERSHEY_SIMPLEX, scale, 1, &mut base)?;
-    let org = Point::new(at.x - size.width / 2, at.y + size.height / 2);
+    let x = (at.x - size.width / 2).clamp(2, (img.cols() - size.width - 2).max(2));
+    let y = (at.y + size.height / 2).clamp(size.height + 2, (img.rows() - base - 2).max(size.height + 2));
+    let org = Point::new(x, y);
     // A dark outline keeps the text readable on light and dark squares alike.
     imgproc::put_text(
         img,
