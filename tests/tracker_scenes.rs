@@ -301,7 +301,6 @@ fn an_arm_from_a_side_edge_belongs_to_the_player_to_move() {
     s.play(BoardEdge::HFile, Square::D1, Square::H5);
     s.idle(5);
     s.finish();
-    for e in &s.events { eprintln!("{}", serde_json::to_string(e).unwrap()); }
     assert_eq!(s.moves(), ["e4", "e5", "Qh5"]);
     assert_eq!(s.touches(Color::White), [Square::E2, Square::D1]);
     assert!(s.violations().is_empty());
@@ -422,7 +421,6 @@ fn a_long_clear_touch_of_another_piece_is_a_touch_move_violation() {
     s.idle(5);
     s.finish();
     assert_eq!(s.touches(Color::White), [Square::G1, Square::E2]);
-    for e in &s.events { eprintln!("{}", serde_json::to_string(e).unwrap()); }
     let v = s.violations();
     assert_eq!(v.len(), 1, "{:?}", s.rulings);
     match &v[0].kind {

@@ -96,7 +96,9 @@ struct Dwell {
 /// One hand, followed over the board from when it comes until it leaves.
 #[derive(Debug, Clone)]
 struct HandTrack {
-    player: Color,
+    /// Whose hand: from the edge the arm enters over; for an arm over a side edge,
+    /// the player to move when the hand first stops on a square.
+    player: Option<Color>,
     entry: Option<BoardEdge>,
     last_seen: At,
     contact: BoardPoint,
@@ -136,6 +138,8 @@ pub struct Tracker {
     last_hand_at: Option<f64>,
     /// Something happened since the last `board` event (or none was sent yet).
     unsettled: bool,
+    /// The last board reported, so that a settled board is not reported twice.
+    last_board: Option<BoardView>,
     now: At,
 }
 
@@ -153,6 +157,7 @@ impl Tracker {
             reported_relocation: None,
             last_hand_at: None,
             unsettled: true,
+            last_board: None,
             now: (0, 0.0),
         }
     }
@@ -163,8 +168,16 @@ impl Tracker {
         self.now = (obs.frame, obs.t);
         if self.engine_seen.as_ref() != Some(engine_position) {
             self.engine_seen = Some(engine_position.clone());
-            self.believed = Some(engine_position.clone());
-            self.reported_relocation = None;
+            // Keep the move the engine has not completed yet; follow the engine
+            // anywhere else (it reinstated a position, or was corrected).
+            let ahead = self
+                .believed
+                .as_ref()
+                .is_some_and(|b| b == engine_position || one_move_ahead(engine_position, b));
+            if !ahead {
+                self.believed = Some(engine_position.clone());
+                self.reported_relocation = None;
+            }
         }
         let believed = self.believed.clone().unwrap_or_else(|| engine_position.clone());
         let position = &believed;
@@ -173,12 +186,15 @@ impl Tracker {
             covered |= self.covered_by(hand);
         }
         self.beliefs.update(obs.frame, obs.t, covered, obs.squares.as_ref());
+        // A move seen complete is committed before this frame's hands are followed,
+        // so that a hand arriving now is judged against the position after it.
+        self.try_commit_move(position);
+        let position = &self.believed.clone().unwrap_or_else(|| position.clone());
         self.follow_hands(obs, position);
         if !obs.hands.is_empty() {
             self.last_hand_at = Some(obs.t);
             self.unsettled = true;
         }
-        self.try_commit_move(position);
         self.end_lost_hands(position);
         self.maybe_settle(position);
         self.take_final()
@@ -227,7 +243,9 @@ impl Tracker {
     fn follow_hands(&mut self, obs: &FrameObservation, position: &Chess) {
         let mut used = vec![false; self.hands.len()];
         for hand in &obs.hands {
-            let Some(contact) = contact_point(hand, self.cfg.tip_height_ratio) else { continue };
+            let Some(contact) = contact_point(hand, self.cfg.tip_height_ratio) else {
+                continue;
+            };
             // The nearest track from the same edge, if it is near enough to be this hand.
             let best = self
                 .hands
@@ -241,7 +259,7 @@ impl Tracker {
             let idx = match best {
                 Some(i) => i,
                 None => {
-                    let player = hand.entry.and_then(BoardEdge::player).unwrap_or(position.turn());
+                    let player = hand.entry.and_then(BoardEdge::player);
                     self.hands.push(HandTrack {
                         player,
                         entry: hand.entry,
@@ -263,7 +281,12 @@ impl Tracker {
             let (cfg, now) = (&self.cfg, self.now);
             let track = &mut self.hands[idx];
             let dt = (now.1 - track.last_seen.1).max(1e-3);
-            let speed = dist(track.contact, contact) / dt;
+            // A hand seen for the first time has no speed yet: it is not dwelling.
+            let speed = if track.last_seen == now {
+                f64::INFINITY
+            } else {
+                dist(track.contact, contact) / dt
+            };
             track.contact = contact;
             track.last_seen = now;
             for sq in reached {
@@ -288,6 +311,9 @@ impl Tracker {
                         if d.last.1 - d.start.1 + dt >= cfg.dwell_s {
                             track.touches.push(d);
                         }
+                    }
+                    if on.is_some() && slow && track.player.is_none() {
+                        track.player = Some(position.turn());
                     }
                     track.dwell = on.filter(|_| slow).map(|sq| Dwell {
                         square: sq,
@@ -331,12 +357,18 @@ impl Tracker {
         let Some((_, cands)) = &self.cached else { return };
         let mut scored: Vec<(f64, &Candidate)> = cands.iter().map(|c| (c.score(&before, &evidence), c)).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let Some(&(best_score, best)) = scored.first() else { return };
+        let Some(&(best_score, best)) = scored.first() else {
+            return;
+        };
         if matches!(best.kind, CandidateKind::NoChange) || best_score < margin {
             return;
         }
         // The runner-up that would put the board in a different state.
-        let runner_up = scored.iter().skip(1).find(|(_, c)| c.board != best.board).map(|(s, _)| *s);
+        let runner_up = scored
+            .iter()
+            .skip(1)
+            .find(|(_, c)| c.board != best.board)
+            .map(|(s, _)| *s);
         if runner_up.is_some_and(|s| best_score - s < separation) {
             return;
         }
@@ -353,21 +385,36 @@ impl Tracker {
     /// Emits the events of a move: the mover's touches, lift, place and the board.
     fn commit(&mut self, cand: &Candidate, position: &Chess) {
         let mover = position.turn();
-        let (Some(from), Some(to)) = (cand.from(), cand.to()) else { return };
+        let (Some(from), Some(to)) = (cand.from(), cand.to()) else {
+            return;
+        };
         // The mover's hand: the track of the mover that came nearest the squares.
         let idx = self
             .hands
             .iter()
             .enumerate()
-            .filter(|(_, h)| h.player == mover && !h.moved)
-            .max_by_key(|(_, h)| h.last_contact[from as usize].or(h.first_cover[from as usize]).map(|a| a.0))
+            .filter(|(_, h)| h.player.is_none_or(|p| p == mover) && !h.moved)
+            .max_by_key(|(_, h)| {
+                h.last_contact[from as usize]
+                    .or(h.first_cover[from as usize])
+                    .map(|a| a.0)
+            })
             .map(|(i, _)| i);
         // When the squares changed: the last time the hand was on `from` (it left
         // carrying the piece), and when `to` came into view with the piece on it.
         let seen_to = self.beliefs.visible_since(to).unwrap_or(self.now);
         let place_at = idx
             .and_then(|i| self.hands[i].dwell.as_ref().filter(|d| d.square == to).map(|d| d.start))
-            .or_else(|| idx.and_then(|i| self.hands[i].touches.iter().rev().find(|d| d.square == to).map(|d| d.start)))
+            .or_else(|| {
+                idx.and_then(|i| {
+                    self.hands[i]
+                        .touches
+                        .iter()
+                        .rev()
+                        .find(|d| d.square == to)
+                        .map(|d| d.start)
+                })
+            })
             .unwrap_or(seen_to);
         let lift_at = idx
             .and_then(|i| self.hands[i].last_contact[from as usize])
@@ -377,22 +424,43 @@ impl Tracker {
             let hand = self.hands[i].clone();
             self.finalize_touches(&hand, position, Some((cand, lift_at)), place_at.1);
             let h = &mut self.hands[i];
+            h.player = Some(mover);
             h.touches.clear();
             h.moved = true;
             h.released = Some(to);
             h.dwell = None;
         }
         let mut events = vec![
-            event(lift_at, EventKind::Lift { by: mover, square: from }),
+            event(
+                lift_at,
+                EventKind::Lift {
+                    by: mover,
+                    square: from,
+                },
+            ),
             event(place_at, EventKind::Place { by: mover, square: to }),
         ];
         if let CandidateKind::Legal(shakmaty::Move::Castle { rook, .. }) = cand.kind {
             let side = shakmaty::CastlingSide::from_queen_side(rook.file() < from.file());
             let rook_to = Square::from_coords(side.rook_to_file(), rook.rank());
-            events.push(event(place_at, EventKind::Lift { by: mover, square: rook }));
-            events.push(event(place_at, EventKind::Place { by: mover, square: rook_to }));
+            events.push(event(
+                place_at,
+                EventKind::Lift {
+                    by: mover,
+                    square: rook,
+                },
+            ));
+            events.push(event(
+                place_at,
+                EventKind::Place {
+                    by: mover,
+                    square: rook_to,
+                },
+            ));
         }
-        events.push(event(place_at, EventKind::Board(BoardView::Placement(cand.board.clone()))));
+        let view = BoardView::Placement(cand.board.clone());
+        self.last_board = Some(view.clone());
+        events.push(event(place_at, EventKind::Board(view)));
         self.pending.extend(events);
         match &cand.kind {
             CandidateKind::Legal(m) => {
@@ -409,20 +477,25 @@ impl Tracker {
     /// (`moved`), dwells on the moved piece are touches and the moved piece is
     /// touched even where no dwell was seen (it left its square in that hand).
     fn finalize_touches(&mut self, hand: &HandTrack, position: &Chess, moved: Option<(&Candidate, At)>, until: f64) {
+        let by = hand.player.unwrap_or(position.turn());
         let mut dwells: Vec<Dwell> = hand.touches.clone();
         if let Some(d) = hand.dwell.clone().filter(|d| d.last.1 - d.start.1 >= self.cfg.dwell_s) {
             dwells.push(d);
         }
         dwells.retain(|d| d.start.1 <= until && Some(d.square) != hand.released);
         let board = position.board();
-        let moved_squares = moved.map(|(c, _)| c.changed & board.occupied()).unwrap_or(Bitboard::EMPTY);
+        let moved_squares = moved
+            .map(|(c, _)| c.changed & board.occupied())
+            .unwrap_or(Bitboard::EMPTY);
         let from = moved.and_then(|(c, _)| c.from());
         let mut events = Vec::new();
         if let (Some(from), Some((_, lift_at))) = (from, moved) {
             if !dwells.iter().any(|d| d.square == from) {
                 // The piece moved, so it was touched: when the hand first reached it.
-                let at = hand.first_cover[from as usize].or(hand.last_contact[from as usize]).unwrap_or(lift_at);
-                events.push(event(at, EventKind::Touch { by: hand.player, square: from }));
+                let at = hand.first_cover[from as usize]
+                    .or(hand.last_contact[from as usize])
+                    .unwrap_or(lift_at);
+                events.push(event(at, EventKind::Touch { by, square: from }));
             }
         }
         for d in dwells {
@@ -435,9 +508,9 @@ impl Tracker {
                     && d.last.1 - d.start.1 >= self.cfg.certain_dwell_s
                     && d.margin >= self.cfg.certain_margin);
             let kind = if certain {
-                EventKind::Touch { by: hand.player, square: d.square }
+                EventKind::Touch { by, square: d.square }
             } else {
-                EventKind::PossibleTouch { by: hand.player, square: d.square }
+                EventKind::PossibleTouch { by, square: d.square }
             };
             events.push(event(d.start, kind));
         }
@@ -447,8 +520,9 @@ impl Tracker {
     /// Hands not seen for a while have left: their touches become final.
     fn end_lost_hands(&mut self, position: &Chess) {
         let (now, lost_s) = (self.now.1, self.cfg.hand_lost_s);
-        let (lost, kept): (Vec<HandTrack>, Vec<HandTrack>) =
-            std::mem::take(&mut self.hands).into_iter().partition(|h| now - h.last_seen.1 > lost_s);
+        let (lost, kept): (Vec<HandTrack>, Vec<HandTrack>) = std::mem::take(&mut self.hands)
+            .into_iter()
+            .partition(|h| now - h.last_seen.1 > lost_s);
         self.hands = kept;
         for hand in lost {
             self.finalize_touches(&hand, position, None, f64::INFINITY);
@@ -479,7 +553,10 @@ impl Tracker {
         } else {
             BoardView::Placement(board.clone())
         };
-        self.pending.push(event(self.now, EventKind::Board(view)));
+        if self.last_board.as_ref() != Some(&view) {
+            self.last_board = Some(view.clone());
+            self.pending.push(event(self.now, EventKind::Board(view)));
+        }
     }
 
     fn seen_colors(&self) -> crate::rules::ColorMap {
@@ -496,12 +573,20 @@ impl Tracker {
 
     /// Events older than every hand still being followed are final.
     fn take_final(&mut self) -> Vec<Event> {
-        let horizon = self.hands.iter().map(|h| h.touches.first().map(|d| d.start.1).unwrap_or(h.last_seen.1)).fold(
-            f64::INFINITY,
-            |a: f64, b: f64| a.min(b),
+        let horizon = self
+            .hands
+            .iter()
+            .map(|h| h.touches.first().map(|d| d.start.1).unwrap_or(h.last_seen.1))
+            .fold(f64::INFINITY, |a: f64, b: f64| a.min(b));
+        let horizon = horizon.min(
+            self.hands
+                .iter()
+                .filter_map(|h| h.dwell.as_ref().map(|d| d.start.1))
+                .fold(f64::INFINITY, f64::min),
         );
-        let horizon = horizon.min(self.hands.iter().filter_map(|h| h.dwell.as_ref().map(|d| d.start.1)).fold(f64::INFINITY, f64::min));
-        let (ready, held): (Vec<Event>, Vec<Event>) = std::mem::take(&mut self.pending).into_iter().partition(|e| e.t < horizon || self.hands.is_empty());
+        let (ready, held): (Vec<Event>, Vec<Event>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|e| e.t < horizon || self.hands.is_empty());
         self.pending = held;
         let mut ready = ready;
         sort_events(&mut ready);
@@ -509,8 +594,21 @@ impl Tracker {
     }
 }
 
+/// Whether `later` is `earlier` after one legal move.
+fn one_move_ahead(earlier: &Chess, later: &Chess) -> bool {
+    earlier.legal_moves().into_iter().any(|m| {
+        let mut p = earlier.clone();
+        p.play_unchecked(m);
+        p == *later
+    })
+}
+
 fn event(at: At, kind: EventKind) -> Event {
-    Event { t: at.1, frame: Some(at.0), kind }
+    Event {
+        t: at.1,
+        frame: Some(at.0),
+        kind,
+    }
 }
 
 /// Time order; at one moment, touches before lifts before places before boards.

@@ -17,7 +17,10 @@ pub struct Evidence {
 impl Evidence {
     /// Evidence that says nothing (every class equally likely).
     pub fn uninformative() -> Evidence {
-        Evidence { occupancy: [[(1.0f64 / 3.0).ln(); 3]; 64], types: None }
+        Evidence {
+            occupancy: [[(1.0f64 / 3.0).ln(); 3]; 64],
+            types: None,
+        }
     }
 
     /// Log-likelihood that `sq` shows `piece` (or is empty).
@@ -26,7 +29,11 @@ impl Evidence {
         match piece {
             None => occ[EMPTY],
             Some(p) => {
-                let colour = if p.color == Color::White { occ[WHITE] } else { occ[BLACK] };
+                let colour = if p.color == Color::White {
+                    occ[WHITE]
+                } else {
+                    occ[BLACK]
+                };
                 let role = self
                     .types
                     .as_ref()
@@ -103,7 +110,12 @@ pub const ILLEGAL_LOG_PRIOR: f64 = -6.0;
 /// pieces onto an empty or enemy square that no legal move explains.
 pub fn candidates(pos: &Chess) -> Vec<Candidate> {
     let before = pos.board().clone();
-    let mut out = vec![Candidate { kind: CandidateKind::NoChange, board: before.clone(), changed: Bitboard::EMPTY, log_prior: 0.0 }];
+    let mut out = vec![Candidate {
+        kind: CandidateKind::NoChange,
+        board: before.clone(),
+        changed: Bitboard::EMPTY,
+        log_prior: 0.0,
+    }];
     let mut legal: Vec<(Square, Square)> = Vec::new();
     for m in pos.legal_moves() {
         let mut after = pos.clone();
@@ -113,7 +125,12 @@ pub fn candidates(pos: &Chess) -> Vec<Candidate> {
         if let Some(f) = m.from() {
             legal.push((f, m.to()));
         }
-        out.push(Candidate { kind: CandidateKind::Legal(m), board, changed, log_prior: 0.0 });
+        out.push(Candidate {
+            kind: CandidateKind::Legal(m),
+            board,
+            changed,
+            log_prior: 0.0,
+        });
     }
     let mover = pos.turn();
     for from in before.by_color(mover) {
@@ -180,12 +197,21 @@ mod tests {
     fn the_legal_move_that_explains_the_colours_wins() {
         let pos = Chess::default();
         let cands = candidates(&pos);
-        assert_eq!(cands.iter().filter(|c| matches!(c.kind, CandidateKind::Legal(_))).count(), 20);
+        assert_eq!(
+            cands
+                .iter()
+                .filter(|c| matches!(c.kind, CandidateKind::Legal(_)))
+                .count(),
+            20
+        );
         let mut after = pos.clone();
         let e4 = pos.legal_moves().into_iter().find(|m| m.to() == Square::E4).unwrap();
         after.play_unchecked(e4);
         let ev = evidence_for(after.board(), 0.9);
-        let best = cands.iter().max_by(|a, b| a.score(pos.board(), &ev).total_cmp(&b.score(pos.board(), &ev))).unwrap();
+        let best = cands
+            .iter()
+            .max_by(|a, b| a.score(pos.board(), &ev).total_cmp(&b.score(pos.board(), &ev)))
+            .unwrap();
         assert_eq!(best.kind, CandidateKind::Legal(e4));
     }
 
@@ -202,13 +228,25 @@ mod tests {
         board.set_piece_at(Square::C3, bishop);
         let cands = candidates(&pos);
         let score = |ev: &Evidence| {
-            cands.iter().max_by(|a, b| a.score(pos.board(), ev).total_cmp(&b.score(pos.board(), ev))).unwrap().kind.clone()
+            cands
+                .iter()
+                .max_by(|a, b| a.score(pos.board(), ev).total_cmp(&b.score(pos.board(), ev)))
+                .unwrap()
+                .kind
+                .clone()
         };
         assert_eq!(
             score(&evidence_for(&board, 0.99)),
-            CandidateKind::Relocation { from: Square::C1, to: Square::C3, piece: bishop }
+            CandidateKind::Relocation {
+                from: Square::C1,
+                to: Square::C3,
+                piece: bishop
+            }
         );
         // Barely-there evidence does not turn into an illegal move.
-        assert!(!matches!(score(&evidence_for(&board, 0.4)), CandidateKind::Relocation { .. }));
+        assert!(!matches!(
+            score(&evidence_for(&board, 0.4)),
+            CandidateKind::Relocation { .. }
+        ));
     }
 }

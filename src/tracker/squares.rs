@@ -46,7 +46,14 @@ impl SquareBeliefs {
     pub fn new(window: usize) -> SquareBeliefs {
         let uniform = [(1.0f64 / 3.0).ln(); 3];
         SquareBeliefs {
-            squares: vec![SquareState { recent: VecDeque::new(), held: uniform, visible_since: None }; 64],
+            squares: vec![
+                SquareState {
+                    recent: VecDeque::new(),
+                    held: uniform,
+                    visible_since: None
+                };
+                64
+            ],
             window: window.max(1),
         }
     }
@@ -128,7 +135,10 @@ mod tests {
     fn probs(k: usize) -> SquareProbs {
         let mut p = [0.05f32; 3];
         p[k] = 0.9;
-        SquareProbs { occupancy: vec![p; 64], types: None }
+        SquareProbs {
+            occupancy: vec![p; 64],
+            types: None,
+        }
     }
 
     #[test]
