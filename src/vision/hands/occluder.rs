@@ -17,11 +17,14 @@
 //!   a third of the light; a dark sleeve over a light square keeps a tenth);
 //! - isolated cells and one-cell-wide lines (shadow edges, noise) are dropped by a
 //!   neighbourhood vote, what remains is grouped into 8-connected blobs, and a blob is an
-//!   **arm** only when it crosses the border of the view (or the edge of what the camera
-//!   sees) along at least a square's length (a wrist is wider than a square, a piece's
-//!   base narrower), covers at least half a square of the board, and a quarter of its
-//!   cells changed pattern (a shadow keeps the pattern): a piece just moved changes a
-//!   square inside the board and touches no border, or only along its narrow base;
+//!   **arm** only when it comes from outside: it reaches within half a square of the
+//!   view's outer edge (where it crosses the margin it may be invisible against the
+//!   table), or it touches the edge of the picture, where the picture cuts the view,
+//!   along at least a square's length (that edge may run along the board's own edge,
+//!   where a piece touches it too; a wrist is wider than a square, a piece's base
+//!   narrower); it must also cover half a square of the board, and a quarter of its
+//!   cells must have changed pattern (a shadow keeps the pattern). A piece just moved
+//!   changes a square inside the board and is not an arm;
 //! - the **background** learns a cell only after the cell has been still for a few
 //!   frames and is not under an arm (or a landmark hand): a hand resting on a piece stays
 //!   a hand; a moved piece, a settled shadow or a new exposure is learned within a
@@ -83,9 +86,10 @@ pub struct OccluderParams {
     pub shadow_ratio: f32,
     /// Least board area, in squares, for a blob to be an arm (half a square: a finger on a piece).
     pub min_board_area: f32,
-    /// Least length, in squares, along which an arm crosses the border of the view: a
-    /// wrist or forearm is wider than a square, a piece's base narrower.
-    pub min_contact: f32,
+    /// Least length, in squares, along which an arm must touch the edge of the picture
+    /// where the picture cuts the view: a wrist or forearm is wider than a square, a
+    /// piece's base narrower.
+    pub min_cut_contact: f32,
     /// Least share of an arm's cells whose pattern changed (structure cue): an arm hides
     /// square edges and piece outlines and brings its own; a shadow only dims them and is
     /// seen, if at all, through colour and brightness alone.
@@ -110,7 +114,7 @@ impl Default for OccluderParams {
             chroma_floor: 40.0,
             shadow_ratio: 0.4,
             min_board_area: 0.5,
-            min_contact: 1.0,
+            min_cut_contact: 1.0,
             min_structural: 0.25,
             settle_s: 0.15,
             learn_rate: 0.3,
@@ -144,6 +148,19 @@ pub struct Occluder {
     /// The last per-cell cues (structure, chromaticity, brightness, seconds still), for
     /// inspection.
     pub last_cues: Vec<[f32; 4]>,
+    /// Blobs of the last frame that were not arms, and why.
+    pub last_rejected: Vec<Rejected>,
+}
+
+/// A blob that is not an arm, and why (for inspection).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejected {
+    pub why: &'static str,
+    pub cells: usize,
+    /// Cells on the border of the view.
+    pub contact: usize,
+    /// Share of cells whose pattern changed.
+    pub structural: f32,
 }
 
 impl Occluder {
@@ -164,6 +181,7 @@ impl Occluder {
             confirmed: vec![false; grid * grid],
             last_strength: vec![0.0; grid * grid],
             last_cues: vec![[0.0; 4]; grid * grid],
+            last_rejected: Vec::new(),
         }
     }
 
@@ -265,7 +283,8 @@ impl Occluder {
         let strength: Vec<f32> = cues.iter().map(|c| c[0].max(c[1]).max(c[2])).collect();
         let changed: Vec<bool> = strength.iter().map(|&s| s >= 1.0).collect();
         let mask = vote(&changed, &valid, self.grid);
-        let blobs = self.arms(&mask, &seen, &cues);
+        let (blobs, rejected) = self.arms(&mask, &seen, &cues);
+        self.last_rejected = rejected;
 
         // Background learning.
         let mut protected = vec![false; n];
@@ -346,8 +365,12 @@ impl Occluder {
     fn difference(&self, image: &[u8], bg: &[f32], i: usize, f: &CellStats, b: &CellStats, gain: f32) -> [f32; 4] {
         let p = &self.params;
         let mut s = [0.0f32; 4];
-        // Structure: correlation where either cell is textured (gain-normalised spreads).
-        let (sf, sb) = (f.var.sqrt(), gain * b.var.sqrt());
+        // Structure: correlation where either cell is textured. The background is first
+        // brought to the cell's own brightness (a shadow scales the cell: its pattern at
+        // that brightness is what is expected; in a deep shadow the pattern sinks into
+        // the noise and the cell is judged by the other cues).
+        let local = (f.y + 1.0) / (b.y + 1.0);
+        let (sf, sb) = (f.var.sqrt(), local * b.var.sqrt());
         let floor = p.texture_noise_factor * p.noise;
         if sf.max(sb) > floor {
             let mut cov = 0.0f32;
@@ -358,7 +381,7 @@ impl Occluder {
             }
             cov /= (self.cell * self.cell) as f32;
             let c = p.noise * p.noise;
-            let ncc = gain * cov / ((f.var + c) * (gain * gain * b.var + c)).sqrt();
+            let ncc = local * cov / ((f.var + c) * (local * local * b.var + c)).sqrt();
             // Scaled so that the threshold correlation maps to 1 and no correlation to 1/(1-min).
             s[0] = (1.0 - ncc) / (1.0 - p.min_correlation);
         }
@@ -428,10 +451,10 @@ impl Occluder {
     }
 
     /// Connected blobs of `mask` that reach the border of the view and cover enough board.
-    fn arms(&self, mask: &[bool], seen: &[bool], cues: &[[f32; 4]]) -> Vec<ArmBlob> {
+    fn arms(&self, mask: &[bool], seen: &[bool], cues: &[[f32; 4]]) -> (Vec<ArmBlob>, Vec<Rejected>) {
         let g = self.grid;
         let mut label = vec![usize::MAX; g * g];
-        let mut out = Vec::new();
+        let (mut out, mut rejected) = (Vec::new(), Vec::new());
         for start in 0..g * g {
             if !mask[start] || label[start] != usize::MAX {
                 continue;
@@ -449,31 +472,51 @@ impl Occluder {
                     }
                 }
             }
-            if let Some(blob) = self.arm_from(cells, seen, cues) {
-                out.push(blob);
+            match self.arm_from(cells, seen, cues) {
+                Ok(blob) => out.push(blob),
+                Err(r) => rejected.push(r),
             }
         }
-        out
+        (out, rejected)
     }
 
-    fn arm_from(&self, cells: Vec<usize>, seen: &[bool], cues: &[[f32; 4]]) -> Option<ArmBlob> {
+    fn arm_from(&self, cells: Vec<usize>, seen: &[bool], cues: &[[f32; 4]]) -> Result<ArmBlob, Rejected> {
         let g = self.grid;
         let p = &self.params;
-        let on_border = |i: usize| {
+        // Contact with the outside: within half a square of the view's outer edge (the
+        // arm may be invisible against the table there, so any contact counts), or next to
+        // where the picture cuts the view (the picture's edge may run along the board's
+        // own edge, where a piece touches it too: there the contact must be a wrist wide).
+        let band = (p.cells_per_square / 2).max(1);
+        let near_edge = |i: usize| {
             let (r, c) = (i / g, i % g);
-            r == 0 || c == 0 || r == g - 1 || c == g - 1 || neighbours(i, g).any(|j| !seen[j])
+            r.min(c).min(g - 1 - r).min(g - 1 - c) < band
         };
-        let border: Vec<[f32; 2]> = cells
+        let at_cut = |i: usize| neighbours(i, g).any(|j| !seen[j]);
+        let edge: Vec<[f32; 2]> = cells
             .iter()
-            .filter(|&&i| on_border(i))
+            .filter(|&&i| near_edge(i))
             .map(|&i| self.cell_centre(i))
             .collect();
-        if (border.len() as f32) < p.min_contact * p.cells_per_square as f32 {
-            return None;
-        }
+        let cut: Vec<[f32; 2]> = cells
+            .iter()
+            .filter(|&&i| at_cut(i))
+            .map(|&i| self.cell_centre(i))
+            .collect();
+        let border = if !edge.is_empty() { edge } else { cut };
         let structural = cells.iter().filter(|&&i| cues[i][0] >= 1.0).count() as f32 / cells.len().max(1) as f32;
+        let rejected = |why: &'static str| Rejected {
+            why,
+            cells: cells.len(),
+            contact: border.len(),
+            structural,
+        };
+        let edge_contact = cells.iter().any(|&i| near_edge(i));
+        if !edge_contact && (border.len() as f32) < p.min_cut_contact * p.cells_per_square as f32 {
+            return Err(rejected("contact"));
+        }
         if structural < p.min_structural {
-            return None;
+            return Err(rejected("structure"));
         }
         let cell_area = 1.0 / (self.params.cells_per_square * self.params.cells_per_square) as f32;
         let mut square_cells = [0u32; 64];
@@ -486,7 +529,7 @@ impl Occluder {
         }
         let board_area = board_cells as f32 * cell_area;
         if board_area < self.params.min_board_area {
-            return None;
+            return Err(rejected("board area"));
         }
         let entry = mean(&border);
         let quarter = (self.params.cells_per_square * self.params.cells_per_square).div_ceil(4) as u32;
@@ -508,7 +551,7 @@ impl Occluder {
             .map(|&i| cues[i][0].max(cues[i][1]).max(cues[i][2]).min(2.0) / 2.0)
             .sum::<f32>()
             / cells.len().max(1) as f32;
-        Some(ArmBlob {
+        Ok(ArmBlob {
             strength,
             board_area,
             entry_px: entry,
