@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use arbiter::rules::{Config, Engine, EventKind, Laws, RulingKind, TimeControl, Variant, read_events};
 
-/// Rule on a stream of board events (touch, lift, place, board, clock, adjust, claim, start).
+/// Rule on a stream of board events (touch, possible-touch, lift, place, board, clock, adjust, claim, start).
 ///
 /// Reads one JSON object per line (docs/rules.md gives every field) and writes one JSON object per ruling on
 /// stdout (JSON Lines: completed moves, touch-move, illegal moves, sanctions, game end), and a human summary
