@@ -288,8 +288,22 @@ impl Engine {
     /// Flushes what the end of the stream completes: a legal move released but never completed by a clock press.
     pub fn finish(&mut self, t: f64, frame: Option<u64>) -> Vec<Ruling> {
         let mut out = Vec::new();
-        // A move the arbiter has ruled against (touch-move) is not completed by the end of the stream.
-        if !self.over && matches!(self.pending, Pending::Legal { compliant: true, .. }) {
+        // The board shows the released move, so the score records it, even one ruled against under touch-move
+        // (its note says so). Only a mate by an irregular move stays open under 2023 (5.1.1: it does not stand).
+        let Pending::Legal { mv, compliant } = self.pending else {
+            return out;
+        };
+        let irregular_ending = !compliant
+            && self.config.laws == Laws::Fide2023
+            && self
+                .pos
+                .clone()
+                .play(mv)
+                .is_ok_and(|after| ending(&after, self.pos.turn()).is_some());
+        if !self.over && !irregular_ending {
+            if !compliant {
+                self.doubt = Some("ruled against under touch-move; the stream ended before it was replaced".into());
+            }
             self.complete(At { t, frame }, Completion::EndOfStream, &mut out);
         }
         out
