@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use arbiter::rules::{Config, Engine, EventKind, Laws, RulingKind, TimeControl, Variant, read_events};
+use arbiter::rules::{Engine, EventKind, RulingKind, read_events};
+
+use super::common::RulesArgs;
 
 /// Rule on a stream of board events (touch, possible-touch, lift, place, board, clock, adjust, claim, start).
 ///
@@ -18,22 +20,8 @@ use arbiter::rules::{Config, Engine, EventKind, Laws, RulingKind, TimeControl, V
 pub struct Args {
     /// The event stream (JSON Lines), or `-` for stdin.
     pub events: PathBuf,
-    /// Edition of the FIDE Laws of Chess: 2023 (in force since 1 January 2023) or 2009.
-    #[arg(long, default_value = "2023")]
-    pub laws: Laws,
-    /// Time control: standard, rapid (Appendix A) or blitz (Appendix B).
-    #[arg(long = "time-control", default_value = "standard")]
-    pub time_control: TimeControl,
-    /// Adequate supervision (rapid/blitz): with `false` the arbiter rules on Article 4 only on a claim and an
-    /// illegal move stands once the opponent has moved unclaimed.
-    #[arg(long, default_value = "true", action = clap::ArgAction::Set)]
-    pub supervised: bool,
-    /// Variant: standard or chess960 (Chess960 castling rules).
-    #[arg(long, default_value = "standard")]
-    pub variant: Variant,
-    /// Starting position as a full FEN (a `start` event in the stream overrides it).
-    #[arg(long)]
-    pub start: Option<String>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -46,15 +34,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let events = read_events(reader).with_context(|| format!("malformed event stream {}", args.events.display()))?;
     let start = match events.first().map(|e| &e.kind) {
         Some(EventKind::Start { fen }) => Some(fen.clone()),
-        _ => args.start.clone(),
+        _ => None,
     };
-    let config = Config {
-        laws: args.laws,
-        time_control: args.time_control,
-        supervised: args.supervised,
-        variant: args.variant,
-        start,
-    };
+    let config = args.rules.config(start);
     let mut engine = Engine::new(config).context("cannot set up the game")?;
 
     let stdout = io::stdout();
@@ -80,10 +62,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         events.len(),
         engine.moves().len(),
         violations,
-        args.laws,
-        args.time_control,
-        args.supervised,
-        args.variant
+        engine.config().laws,
+        engine.config().time_control,
+        engine.config().supervised,
+        engine.config().variant
     );
     for ruling in rulings.iter().filter(|r| !matches!(r.kind, RulingKind::Move { .. })) {
         eprintln!("  {}", ruling.summary());
