@@ -171,3 +171,12 @@ fn art_7_5_1_players_go_on_from_the_illegal_position() {
 fn art_4_2_2_possible_touch_never_penalised() {
     check_case("art_4_2_2_possible_touch_never_penalised");
 }
+
+#[test]
+fn colors_missed_board_ambiguous_is_reported_not_guessed() {
+    let (engine, _) = check_case("colors_missed_board_ambiguous_is_reported_not_guessed");
+    assert_eq!(
+        engine.moves(),
+        ["Nf3", "Nf6", "Nh4", "Nd5", "Nf5", "c6", "Nxg7+", "Bxg7"]
+    );
+}

@@ -14,7 +14,7 @@ use shakmaty::{
 use super::articles::Clause;
 use super::config::{Config, Laws, Variant};
 use super::event::{BoardView, ClaimAbout, ColorMap, Event, EventKind};
-use super::infer::infer_placement;
+use super::infer::{infer_legal, infer_unique_legal, one_piece_moved};
 use super::ruling::{
     Acts, ClaimUntil, Completion, EndReason, IllegalReason, Irregularity, Obligation, Requirement, Ruling, RulingKind,
     Sanction,
@@ -263,7 +263,9 @@ impl Engine {
             }
             EventKind::Clock { by } => self.on_clock(at, *by, &mut out),
             EventKind::Adjust { by } => {
-                if *by == self.pos.turn() {
+                self.opponent_started(at, *by, &mut out);
+                if self.over {
+                } else if *by == self.pos.turn() {
                     *self.adjusting.get_mut(*by) = true;
                 } else {
                     let acts = self.article4_acts();
@@ -374,15 +376,20 @@ impl Engine {
 
     // --- hands ---------------------------------------------------------------------------------------------
 
-    fn on_touch(&mut self, at: At, by: Color, square: Square, lifting: bool, out: &mut Vec<Ruling>) {
-        if by != self.pos.turn() {
-            // Without a clock the opponent's first touch is what shows the move was over.
-            if matches!(self.pending, Pending::Legal { .. }) && !self.clock_seen {
-                self.complete(at, Completion::OpponentTouch, out);
-            } else if matches!(self.pending, Pending::Illegal { .. }) && !self.clock_seen {
-                self.complete_illegal_without_clock(at, out);
-            }
+    /// Without a clock, the opponent's first touch (or announcement) is what shows the move was over.
+    fn opponent_started(&mut self, at: At, by: Color, out: &mut Vec<Ruling>) {
+        if by == self.pos.turn() || self.clock_seen {
+            return;
         }
+        match self.pending {
+            Pending::Legal { .. } => self.complete(at, Completion::OpponentTouch, out),
+            Pending::Illegal { .. } => self.complete_illegal_without_clock(at, out),
+            _ => {}
+        }
+    }
+
+    fn on_touch(&mut self, at: At, by: Color, square: Square, lifting: bool, out: &mut Vec<Ruling>) {
+        self.opponent_started(at, by, out);
         if self.over {
             return;
         }
@@ -457,13 +464,29 @@ impl Engine {
                 let mut bases: Vec<&Chess> = vec![&self.pos];
                 bases.extend(after_pending.as_ref());
                 bases.extend(self.stood.as_ref());
-                infer_placement(&bases, colors)
+                infer_legal(&bases, colors)
+                    .or_else(|| {
+                        // A settled board missed: the colours may show the reply to a move never seen.
+                        let root = after_pending.as_ref().unwrap_or(&self.pos);
+                        let after_one: Vec<Chess> = root
+                            .legal_moves()
+                            .iter()
+                            .filter_map(|m| root.clone().play(*m).ok())
+                            .collect();
+                        let bases: Vec<&Chess> = after_one.iter().collect();
+                        infer_unique_legal(&bases, colors)
+                    })
+                    // Last, one piece moved where it cannot go: an illegal move that can still be described.
+                    .or_else(|| one_piece_moved(self.pos.board(), colors))
             }
         }
     }
 
     fn unexplained(&mut self, at: At, seen: String, out: &mut Vec<Ruling>) {
-        self.pending = Pending::Unexplained;
+        // A released move stays believed: the next board that explains itself may continue from it.
+        if !matches!(self.pending, Pending::Legal { .. }) {
+            self.pending = Pending::Unexplained;
+        }
         let expected = self.pos.board().board_fen().to_string();
         let note = Some("no legal continuation and no single illegal move explains this board; position kept".into());
         let player = self.pos.turn();
@@ -505,33 +528,47 @@ impl Engine {
             self.handle_legal(at, mv, Pending::Nothing, out);
             return;
         }
-        // A settled board missed: the move was completed and the opponent has replied.
-        if let Some((first, second)) = find_two_moves(&self.pos, &board, &prev) {
-            self.pending = match prev {
-                Pending::Legal { mv, compliant } if mv == first => Pending::Legal { mv, compliant },
-                _ => Pending::Legal {
-                    mv: first,
-                    compliant: true,
-                },
-            };
-            self.complete(at, Completion::NextBoard, out);
-            if !self.over {
-                self.handle_legal(at, second, Pending::Nothing, out);
+        // Settled boards missed: the moves before the last were completed, the last is released.
+        if let Some((last, earlier)) = find_missed_moves(&self.pos, &board, &prev).split_last() {
+            for (i, mv) in earlier.iter().enumerate() {
+                self.pending = match prev {
+                    Pending::Legal { mv: released, .. } if i == 0 && released == *mv => prev.clone(),
+                    _ => Pending::Legal {
+                        mv: *mv,
+                        compliant: true,
+                    },
+                };
+                self.complete(at, Completion::NextBoard, out);
+                if self.over {
+                    return;
+                }
             }
+            self.handle_legal(at, *last, Pending::Nothing, out);
             return;
         }
-        self.pending = self.classify(&board);
-        match self.pending {
-            // Lifts and places alone may be mid-way (a promotion piece put down before the pawn is taken off):
-            // only a settled camera board is reported as unexplained.
-            Pending::Unexplained if source == Source::Hands => self.last_settled = None,
-            Pending::Unexplained => {
+        let classified = self.classify(&board);
+        if classified == Pending::Unexplained {
+            // A released move stays believed: the next board that explains itself may continue from it.
+            self.pending = if matches!(prev, Pending::Legal { .. }) {
+                prev
+            } else {
+                classified
+            };
+            if source == Source::Hands {
+                // Lifts and places alone may be mid-way (a promotion piece put down before the pawn is taken
+                // off): only a settled camera board is reported as unexplained.
+                self.last_settled = None;
+            } else {
                 let seen = board.board_fen().to_string();
                 self.unexplained(at, seen, out);
             }
+            return;
+        }
+        self.pending = classified;
+        match self.pending {
             Pending::Illegal { from, .. } | Pending::PromotionIncomplete { from, .. } => self.touch_implied(at, from),
             Pending::KingReleased { from, .. } => self.touch_implied(at, from),
-            Pending::Nothing | Pending::Legal { .. } => {}
+            Pending::Nothing | Pending::Legal { .. } | Pending::Unexplained => {}
         }
     }
 
@@ -1255,20 +1292,34 @@ fn find_move(pos: &Chess, board: &Board) -> Option<Move> {
     })
 }
 
-/// Two legal moves (the pending one first, if any) that together leave `board`.
-fn find_two_moves(pos: &Chess, board: &Board, prev: &Pending) -> Option<(Move, Move)> {
-    let firsts: Vec<Move> = match prev {
-        Pending::Legal { mv, .. } => vec![*mv],
-        _ => pos.legal_moves().into_iter().collect(),
+/// The legal moves that lead from `pos` to `board` when settled boards were missed: the released move and one
+/// or two replies, or two moves when none was released. Empty when none do.
+fn find_missed_moves(pos: &Chess, board: &Board, prev: &Pending) -> Vec<Move> {
+    let Pending::Legal { mv: released, .. } = prev else {
+        return pos
+            .legal_moves()
+            .into_iter()
+            .find_map(|first| {
+                let mut after = pos.clone();
+                after.play_unchecked(first);
+                find_move(&after, board).map(|second| vec![first, second])
+            })
+            .unwrap_or_default();
     };
-    for first in firsts {
-        let mut after = pos.clone();
-        after.play_unchecked(first);
-        if let Some(second) = find_move(&after, board) {
-            return Some((first, second));
-        }
+    let mut after = pos.clone();
+    after.play_unchecked(*released);
+    if let Some(second) = find_move(&after, board) {
+        return vec![*released, second];
     }
-    None
+    after
+        .legal_moves()
+        .into_iter()
+        .find_map(|second| {
+            let mut next = after.clone();
+            next.play_unchecked(second);
+            find_move(&next, board).map(|third| vec![*released, second, third])
+        })
+        .unwrap_or_default()
 }
 
 /// Castling done rook first or king first in several settled steps (4.7: complete when the rook is released).

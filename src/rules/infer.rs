@@ -10,35 +10,52 @@ use super::event::ColorMap;
 /// moves (a promotion is taken as a queen, since colours cannot tell), or one piece moved to a square
 /// (an illegal move that can still be described). `None` when nothing explains the colours.
 pub fn infer_placement(bases: &[&Chess], colors: &ColorMap) -> Option<Board> {
-    for base in bases {
-        if ColorMap::of(base.board()) == *colors {
-            return Some(base.board().clone());
+    infer_legal(bases, colors).or_else(|| bases.first().and_then(|base| one_piece_moved(base.board(), colors)))
+}
+
+/// The base itself, or one of its legal moves, with exactly these colours (no illegal relocation).
+pub fn infer_legal(bases: &[&Chess], colors: &ColorMap) -> Option<Board> {
+    bases
+        .iter()
+        .find(|base| ColorMap::of(base.board()) == *colors)
+        .map(|base| base.board().clone())
+        .or_else(|| bases.iter().find_map(|base| legal_move_with_colors(base, colors)))
+}
+
+/// One legal move from any of the bases with exactly these colours, if the placement it gives is the only one:
+/// used for missed boards, where colours can be ambiguous (Nxg7 Bxg7 and Nxe7 Bxe7 leave the same colours).
+pub fn infer_unique_legal(bases: &[&Chess], colors: &ColorMap) -> Option<Board> {
+    let mut found: Option<Board> = None;
+    for board in bases.iter().filter_map(|base| legal_move_with_colors(base, colors)) {
+        match &found {
+            Some(seen) if *seen != board => return None,
+            _ => found = Some(board),
         }
     }
-    for base in bases {
-        let mut found: Option<(Move, Board)> = None;
-        for m in base.legal_moves() {
-            let mut after: Chess = (*base).clone();
-            after.play_unchecked(m);
-            if ColorMap::of(after.board()) == *colors {
-                let better = match &found {
-                    None => true,
-                    Some((prev, _)) => m.promotion() == Some(Role::Queen) && prev.promotion() != Some(Role::Queen),
-                };
-                if better {
-                    found = Some((m, after.board().clone()));
-                }
+    found
+}
+
+/// The placement after the legal move of `base` that leaves exactly these colours (a promotion as a queen).
+fn legal_move_with_colors(base: &Chess, colors: &ColorMap) -> Option<Board> {
+    let mut found: Option<(Move, Board)> = None;
+    for m in base.legal_moves() {
+        let mut after: Chess = base.clone();
+        after.play_unchecked(m);
+        if ColorMap::of(after.board()) == *colors {
+            let better = match &found {
+                None => true,
+                Some((prev, _)) => m.promotion() == Some(Role::Queen) && prev.promotion() != Some(Role::Queen),
+            };
+            if better {
+                found = Some((m, after.board().clone()));
             }
         }
-        if let Some((_, board)) = found {
-            return Some(board);
-        }
     }
-    bases.first().and_then(|base| one_piece_moved(base.board(), colors))
+    found.map(|(_, board)| board)
 }
 
 /// `board` with one piece moved (capturing whatever stood there) if that is the whole colour change.
-fn one_piece_moved(board: &Board, colors: &ColorMap) -> Option<Board> {
+pub fn one_piece_moved(board: &Board, colors: &ColorMap) -> Option<Board> {
     let before = ColorMap::of(board);
     let changed: Vec<Square> = Square::ALL
         .into_iter()

@@ -15,7 +15,7 @@ pub mod touch;
 pub use config::{BadSetting, Config, Laws, TimeControl, Variant};
 pub use engine::{Engine, ExpectedPlacement, RulesError};
 pub use event::{BoardView, ClaimAbout, ColorMap, Event, EventKind, ParseError, parse_event_line, read_events};
-pub use infer::infer_placement;
+pub use infer::{infer_legal, infer_placement, infer_unique_legal, one_piece_moved};
 pub use ruling::{
     Acts, ClaimUntil, Completion, EndReason, IllegalReason, Irregularity, Obligation, Requirement, Ruling, RulingKind,
     Sanction,

@@ -252,6 +252,19 @@ case('art_6_2_1_colors_only_scholars_mate', s.ev,
   [mv(x,who[i]) for i,x in enumerate(SCH_SAN)] + [{"kind":"game-end","result":"1-0","regular":True}])
 s=S().move(W,'e2','e4',E4,clock=False).touch(B,'e7').move(B,'e7','e5',SCH[1],clock=False)
 case('art_6_2_1_opponent_touch_completes_without_clock', s.ev, [mv("e4",W,completed_by="opponent-touch"), mv("e5",B,completed_by="end-of-stream")])
+# Colours only, a settled board missed: Nxg7 Bxg7 and Nxe7 Bxe7 leave the same colours, so the engine reports
+# the board rather than guess; the next full placement resolves it (the released c6 was kept).
+AMB=['rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R','rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R',
+     'rnbqkb1r/pppppppp/5n2/8/7N/8/PPPPPPPP/RNBQKB1R','rnbqkb1r/pppppppp/8/3n4/7N/8/PPPPPPPP/RNBQKB1R',
+     'rnbqkb1r/pppppppp/8/3n1N2/8/8/PPPPPPPP/RNBQKB1R','rnbqkb1r/pp1ppppp/2p5/3n1N2/8/8/PPPPPPPP/RNBQKB1R']
+AMB_BXG7='rnbqk2r/pp1pppbp/2p5/3n4/8/8/PPPPPPPP/RNBQKB1R'
+s=S()
+for p in AMB: s.colors(colors(p))
+s.colors(colors(AMB_BXG7)).board(AMB_BXG7)
+case('colors_missed_board_ambiguous_is_reported_not_guessed', s.ev,
+  [mv(x,who[i],completed_by="next-board") for i,x in enumerate(["Nf3","Nf6","Nh4","Nd5","Nf5"])] +
+  [{"kind":"unexplained-board","player":B,"seen":colors(AMB_BXG7),"expected":AMB[4]},
+   mv("c6",B,completed_by="next-board"), mv("Nxg7+",W,completed_by="next-board"), mv("Bxg7",B,completed_by="end-of-stream")])
 s=S().board('rnbqkbnr/pppppppp/8/8/8/8/8/RNBQKBNR').move(W,'e2','e4',E4)
 case('unexplained_board_keeps_position', s.ev, [
   {"kind":"unexplained-board","player":W,"seen":"rnbqkbnr/pppppppp/8/8/8/8/8/RNBQKBNR","expected":START}, mv("e4",W)])
