@@ -4,3 +4,4 @@
 
 pub mod hands;
 pub mod onnx;
+pub mod pieces;
