@@ -114,6 +114,17 @@ struct OpenClaim {
     illegal_stood: bool,
 }
 
+/// An illegal move as seen, for the ruling: what was played and why it is illegal, the replacement duty when it
+/// is not the touches' (4.7 castling), and the position left on the board (to follow if it stands).
+struct Seen {
+    played: String,
+    reason: IllegalReason,
+    clause: Clause,
+    squares: Vec<Square>,
+    replacement: Option<Duty>,
+    stood: Option<Chess>,
+}
+
 /// Where a board to settle came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
@@ -898,12 +909,14 @@ impl Engine {
                         self.illegal(
                             at,
                             by,
-                            played,
-                            IllegalReason::ClockWithoutMove,
-                            Clause::A7_5_3,
-                            vec![],
-                            None,
-                            stood,
+                            Seen {
+                                played,
+                                reason: IllegalReason::ClockWithoutMove,
+                                clause: Clause::A7_5_3,
+                                squares: vec![],
+                                replacement: None,
+                                stood,
+                            },
                             out,
                         );
                     }
@@ -940,12 +953,14 @@ impl Engine {
                 self.illegal(
                     at,
                     by,
-                    played,
-                    IllegalReason::CastlingNotCompleted,
-                    Clause::A7_5_1,
-                    vec![from, to],
-                    Some(replacement),
-                    stood,
+                    Seen {
+                        played,
+                        reason: IllegalReason::CastlingNotCompleted,
+                        clause: Clause::A7_5_1,
+                        squares: vec![from, to],
+                        replacement: Some(replacement),
+                        stood,
+                    },
                     out,
                 );
             }
@@ -955,12 +970,14 @@ impl Engine {
                 self.illegal(
                     at,
                     by,
-                    format!("{from}{to}"),
-                    reason,
-                    Clause::A7_5_1,
-                    vec![from, to],
-                    None,
-                    stood,
+                    Seen {
+                        played: format!("{from}{to}"),
+                        reason,
+                        clause: Clause::A7_5_1,
+                        squares: vec![from, to],
+                        replacement: None,
+                        stood,
+                    },
                     out,
                 );
             }
@@ -981,12 +998,14 @@ impl Engine {
                 self.illegal(
                     at,
                     by,
-                    played,
-                    IllegalReason::PromotionNotCompleted,
-                    Clause::A7_5_2,
-                    vec![from, to],
-                    None,
-                    None,
+                    Seen {
+                        played,
+                        reason: IllegalReason::PromotionNotCompleted,
+                        clause: Clause::A7_5_2,
+                        squares: vec![from, to],
+                        replacement: None,
+                        stood: None,
+                    },
                     out,
                 );
                 if !self.over {
@@ -1002,12 +1021,14 @@ impl Engine {
                 self.illegal(
                     at,
                     by,
-                    played,
-                    IllegalReason::PromotionNotCompleted,
-                    Clause::A7_5_1,
-                    vec![from, to],
-                    None,
-                    stood,
+                    Seen {
+                        played,
+                        reason: IllegalReason::PromotionNotCompleted,
+                        clause: Clause::A7_5_1,
+                        squares: vec![from, to],
+                        replacement: None,
+                        stood,
+                    },
                     out,
                 );
             }
@@ -1070,19 +1091,15 @@ impl Engine {
     }
 
     /// A completed illegal move (7.5.1-7.5.3): the ruling, then the sanction or the open claim.
-    #[allow(clippy::too_many_arguments)]
-    fn illegal(
-        &mut self,
-        at: At,
-        offender: Color,
-        played: String,
-        reason: IllegalReason,
-        clause: Clause,
-        squares: Vec<Square>,
-        replacement: Option<Duty>,
-        stood: Option<Chess>,
-        out: &mut Vec<Ruling>,
-    ) {
+    fn illegal(&mut self, at: At, offender: Color, seen: Seen, out: &mut Vec<Ruling>) {
+        let Seen {
+            played,
+            reason,
+            clause,
+            squares,
+            replacement,
+            stood,
+        } = seen;
         let before = self.pos.clone();
         let reinstate = Fen::from_position(&before, EnPassantMode::Legal).to_string();
         let stands_as_queen = reason == IllegalReason::PromotionNotCompleted && self.config.laws == Laws::Fide2023;
