@@ -28,8 +28,10 @@
 //! - the **background** learns a cell only after the cell has been still for a few
 //!   frames and is not under an arm (or a landmark hand): a hand resting on a piece stays
 //!   a hand; a moved piece, a settled shadow or a new exposure is learned within a
-//!   fraction of a second. An arm blob that has not moved at all for [`Occluder::FORGET_S`]
-//!   seconds is learned as well (nothing human is that still for that long).
+//!   fraction of a second. A blob none of whose cells has moved for
+//!   [`Occluder::FORGET_S`] seconds is not an arm but board not yet learned (a shadow
+//!   that left, an encoder artefact): a living hand is never that still, its outline
+//!   trembles; it is learned too.
 //!
 //! Pure Rust on plain byte buffers (BGR, row-major), so it is tested without OpenCV.
 //! The piece model can later say what each square should look like through
@@ -164,8 +166,8 @@ pub struct Rejected {
 }
 
 impl Occluder {
-    /// Seconds after which an arm blob that has not moved at all is learned as board.
-    pub const FORGET_S: f64 = 5.0;
+    /// Seconds after which a blob none of whose cells has moved is learned as board.
+    pub const FORGET_S: f64 = 2.0;
 
     pub fn new(view: RectifiedView, params: OccluderParams) -> Occluder {
         let cell = (view.px_per_square as usize / params.cells_per_square.max(1)).max(1);
@@ -286,7 +288,30 @@ impl Occluder {
         let (blobs, rejected) = self.arms(&mask, &seen, &cues);
         self.last_rejected = rejected;
 
-        // Background learning.
+        // Stillness: a cell is still while it changes no more than noise between frames
+        // (after the frames' overall gain is divided out).
+        let prev = self.previous.take().unwrap_or_else(|| image.to_vec());
+        let prev_stats: Vec<CellStats> = (0..n).map(|i| self.stats(|p| prev[p] as f32, i)).collect();
+        let step_gain = median_gain(&frame_stats, &prev_stats, &seen);
+        for (i, cue) in cues.iter_mut().enumerate() {
+            if self.mean_abs_change(image, &prev, step_gain, i) > self.params.still_change * self.params.noise {
+                self.still_since[i] = t;
+            }
+            cue[3] = (t - self.still_since[i]) as f32;
+        }
+        // A blob none of whose cells has moved for FORGET_S is not a living arm (its
+        // outline would tremble): it is board the background has not learned yet.
+        let (blobs, stale): (Vec<ArmBlob>, Vec<ArmBlob>) = blobs
+            .into_iter()
+            .partition(|b| b.cells.iter().any(|&i| (cues[i][3] as f64) < Self::FORGET_S));
+        self.last_rejected.extend(stale.iter().map(|b| Rejected {
+            why: "stale",
+            cells: b.cells.len(),
+            contact: 0,
+            structural: 0.0,
+        }));
+
+        // Background learning: settled cells away from arms and landmark hands.
         let mut protected = vec![false; n];
         for b in &blobs {
             for &c in &b.cells {
@@ -296,16 +321,9 @@ impl Occluder {
         for bx in protect {
             self.mark_box(&mut protected, bx);
         }
-        let prev = self.previous.take().unwrap_or_else(|| image.to_vec());
-        let prev_stats: Vec<CellStats> = (0..n).map(|i| self.stats(|p| prev[p] as f32, i)).collect();
-        let step_gain = median_gain(&frame_stats, &prev_stats, &seen);
         let mut bg = bg;
         for i in 0..n {
-            if self.mean_abs_change(image, &prev, step_gain, i) > self.params.still_change * self.params.noise {
-                self.still_since[i] = t;
-            }
-            let still_for = t - self.still_since[i];
-            cues[i][3] = still_for as f32;
+            let still_for = cues[i][3] as f64;
             if !self.confirmed[i] {
                 if still_for >= self.params.settle_s {
                     self.blend(&mut bg, image, i, 1.0);
@@ -313,12 +331,7 @@ impl Occluder {
                 }
                 continue;
             }
-            let learn = if protected[i] {
-                still_for >= Self::FORGET_S
-            } else {
-                still_for >= self.params.settle_s
-            };
-            if learn {
+            if !protected[i] && still_for >= self.params.settle_s {
                 self.blend(&mut bg, image, i, self.params.learn_rate);
             }
         }
