@@ -53,8 +53,9 @@ pub struct Engine {
     touches: Vec<Touch>,
     /// Contacts the camera could not tell from a brush (4.2.2): evidence only, never a duty.
     possible: Vec<Touch>,
-    /// What a possible touch would have required, for the released move's note.
-    doubt: Option<String>,
+    /// A note for the released move's ruling: what a possible touch would have required, or that the move was
+    /// ruled against.
+    move_note: Option<String>,
     adjusting: ByColor<bool>,
     pending: Pending,
     /// A legal move the player released (4.7): any other move breaches it.
@@ -160,7 +161,7 @@ impl Engine {
             hand: Vec::new(),
             touches: Vec::new(),
             possible: Vec::new(),
-            doubt: None,
+            move_note: None,
             adjusting: ByColor {
                 white: false,
                 black: false,
@@ -315,28 +316,24 @@ impl Engine {
                 .is_ok_and(|after| ending(&after, self.pos.turn()).is_some());
         if !self.over && !irregular_ending {
             if !compliant {
-                self.doubt = Some("ruled against under touch-move; the stream ended before it was replaced".into());
+                self.move_note = Some("ruled against under touch-move; the stream ended before it was replaced".into());
             }
             self.complete(At { t, frame }, Completion::EndOfStream, &mut out);
         }
         out
     }
 
+    /// A `start` event: a fresh game from that position, while no move has been made.
     fn restart(&mut self, fen: &str) {
         if !self.moves.is_empty() {
             return;
         }
-        if let Ok(pos) = position_from_fen(fen, self.mode) {
-            let config = Config {
-                start: Some(fen.to_owned()),
-                ..self.config.clone()
-            };
-            if let Ok(fresh) = Engine::new(config) {
-                *self = fresh;
-            } else {
-                self.phys = pos.board().clone();
-                self.pos = pos;
-            }
+        let config = Config {
+            start: Some(fen.to_owned()),
+            ..self.config.clone()
+        };
+        if let Ok(fresh) = Engine::new(config) {
+            *self = fresh;
         }
     }
 
@@ -519,7 +516,7 @@ impl Engine {
         self.last_settled = Some(board.clone());
         self.phys = board.clone();
         let prev = std::mem::replace(&mut self.pending, Pending::Nothing);
-        self.doubt = None;
+        self.move_note = None;
         if board == *self.pos.board() {
             return;
         }
@@ -656,7 +653,7 @@ impl Engine {
         }
         let duty = self.current_duty(mv, &prev);
         let compliant = duty.allows(mv);
-        self.doubt = if compliant { self.doubt_about(mv) } else { None };
+        self.move_note = if compliant { self.doubt_about(mv) } else { None };
         if !compliant {
             let acts = self.article4_acts();
             let rook_first_960 = self.config.variant == Variant::Chess960
@@ -842,7 +839,7 @@ impl Engine {
         let notes: Vec<String> = without_clock
             .map(str::to_owned)
             .into_iter()
-            .chain(self.doubt.take())
+            .chain(self.move_note.take())
             .collect();
         let note = (!notes.is_empty()).then(|| notes.join("; "));
         let fen = self.fen();
@@ -1270,7 +1267,7 @@ impl Engine {
         self.moves.truncate(claim.moves_len);
         self.touches = claim.touches;
         self.possible.clear();
-        self.doubt = None;
+        self.move_note = None;
         self.pending = Pending::Nothing;
         self.released = None;
         self.last_settled = None;
