@@ -55,6 +55,9 @@ pub struct Args {
     /// Print the mean time per frame of each part to stderr at the end.
     #[arg(long)]
     pub times: bool,
+    /// Stop after this many frames (default: the whole video).
+    #[arg(long)]
+    pub frames: Option<u64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -99,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     let mut frame = Mat::default();
     let (mut n, mut totals) = (0u64, [0.0f64; 4]);
-    while cap.read(&mut frame)? {
+    while args.frames.is_none_or(|max| n < max) && cap.read(&mut frame)? {
         if frame.empty() {
             break;
         }
