@@ -180,3 +180,9 @@ fn colors_missed_board_ambiguous_is_reported_not_guessed() {
         ["Nf3", "Nf6", "Nh4", "Nd5", "Nf5", "c6", "Nxg7+", "Bxg7"]
     );
 }
+
+#[test]
+fn art_7_5_4_two_hands_penalised_as_illegal_move_stands() {
+    let (engine, _) = check_case("art_7_5_4_two_hands_penalised_as_illegal_move_stands");
+    assert_eq!(engine.moves(), ["e4"]);
+}

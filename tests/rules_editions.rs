@@ -48,3 +48,18 @@ fn rapid_2023_unsupervised_illegal_move_on_claim() {
 fn rapid_2023_unsupervised_illegal_move_stands_unclaimed() {
     check_case("rapid_2023_unsupervised_illegal_move_stands_unclaimed");
 }
+
+#[test]
+fn laws_2009_two_hands_left_to_the_arbiter() {
+    check_case("laws_2009_two_hands_left_to_the_arbiter");
+}
+
+#[test]
+fn rapid_2023_unsupervised_promotion_not_completed_stands_on_claim() {
+    let (engine, _) = check_case("rapid_2023_unsupervised_promotion_not_completed_stands_on_claim");
+    assert_eq!(
+        engine.moves(),
+        ["a8=Q+"],
+        "an upheld claim penalises, the queen stays (7.5.2)"
+    );
+}

@@ -93,6 +93,8 @@ fn events_round_trip_in_the_issue_format() {
         r#"{"t":2.0,"type":"board","placement":"rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R"}"#,
         r#"{"t":2.1,"type":"board","colors":"bbbbbbbb/bbbbbbbb/8/8/8/5w2/wwwwwwww/wwwww1ww"}"#,
         r#"{"t":2.4,"type":"clock","by":"white"}"#,
+        r#"{"t":2.3,"type":"two-hands","by":"white"}"#,
+        r#"{"t":1.1,"type":"possible-touch","by":"black","square":"d8"}"#,
         r#"{"t":0.9,"type":"adjust","by":"white"}"#,
         r#"{"t":3.0,"type":"claim","by":"black","about":"touch-move"}"#,
         r#"{"t":3.1,"type":"claim","by":"black","about":"illegal-move"}"#,

@@ -16,6 +16,7 @@ enum Step {
     Lift(bool, u8),
     Place(bool, u8),
     Clock(bool),
+    TwoHands(bool),
     Adjust(bool),
     Claim(bool, bool),
     /// The placement after the n-th legal move (mod their number): a real move.
@@ -45,6 +46,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::Lift(w, s)),
         1 => (any::<bool>(), any::<u8>()).prop_map(|(w, s)| Step::Place(w, s)),
         1 => any::<bool>().prop_map(Step::Clock),
+        1 => any::<bool>().prop_map(Step::TwoHands),
         1 => any::<bool>().prop_map(Step::Adjust),
         1 => (any::<bool>(), any::<bool>()).prop_map(|(w, a)| Step::Claim(w, a)),
         4 => any::<u16>().prop_map(Step::LegalBoard),
@@ -86,6 +88,7 @@ fn event(engine: &Engine, step: &Step, t: f64) -> Event {
             square: square(*s),
         },
         Step::Clock(w) => EventKind::Clock { by: color(*w) },
+        Step::TwoHands(w) => EventKind::TwoHands { by: color(*w) },
         Step::Adjust(w) => EventKind::Adjust { by: color(*w) },
         Step::Claim(w, a) => EventKind::Claim {
             by: color(*w),

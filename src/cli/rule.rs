@@ -10,7 +10,7 @@ use arbiter::rules::{Engine, EventKind, RulingKind, read_events};
 
 use super::common::RulesArgs;
 
-/// Rule on a stream of board events (touch, possible-touch, lift, place, board, clock, adjust, claim, start).
+/// Rule on a stream of board events (touch, possible-touch, lift, place, board, clock, two-hands, adjust, claim, start).
 ///
 /// Reads one JSON object per line (docs/rules.md gives every field) and writes one JSON object per ruling on
 /// stdout (JSON Lines: completed moves, touch-move, illegal moves, sanctions, game end), and a human summary

@@ -57,6 +57,8 @@ pub struct Engine {
     /// ruled against.
     move_note: Option<String>,
     adjusting: ByColor<bool>,
+    /// The tracker saw both hands of the player take part in the move being made (4.1).
+    two_hands: ByColor<bool>,
     pending: Pending,
     /// A legal move the player released (4.7): any other move breaches it.
     released: Option<Move>,
@@ -113,6 +115,8 @@ struct OpenClaim {
     required: Vec<String>,
     /// Whether an earlier illegal move had already stood when this one was made.
     illegal_stood: bool,
+    /// Whether upholding the claim reinstates `before` (not when the move stands: 7.5.2 under 2023, 7.5.4).
+    reinstate: bool,
 }
 
 /// An illegal move as seen, for the ruling: what was played and why it is illegal, the replacement duty when it
@@ -163,6 +167,10 @@ impl Engine {
             possible: Vec::new(),
             move_note: None,
             adjusting: ByColor {
+                white: false,
+                black: false,
+            },
+            two_hands: ByColor {
                 white: false,
                 black: false,
             },
@@ -295,6 +303,11 @@ impl Engine {
                 }
             }
             EventKind::Claim { by, about } => self.on_claim(at, *by, *about, &mut out),
+            EventKind::TwoHands { by } => {
+                if *by == self.pos.turn() {
+                    *self.two_hands.get_mut(*by) = true;
+                }
+            }
         }
         out
     }
@@ -691,6 +704,7 @@ impl Engine {
                     touches: self.touches.clone(),
                     required,
                     illegal_stood: self.illegal_stood,
+                    reinstate: true,
                 });
             }
         } else {
@@ -825,6 +839,14 @@ impl Engine {
         self.released = None;
         self.stood = None;
         *self.adjusting.get_mut(mover) = false;
+        if std::mem::replace(self.two_hands.get_mut(mover), false) && how != Completion::Clock {
+            let note = "made with two hands; without a clock press 7.5.4 does not apply (4.1: the arbiter decides)";
+            self.move_note = Some(
+                self.move_note
+                    .take()
+                    .map_or(note.to_owned(), |n| format!("{n}; {note}")),
+            );
+        }
         if let Some(claim) = &self.open_claim
             && claim.claimant == mover
         {
@@ -894,6 +916,39 @@ impl Engine {
         }
         *self.adjusting.get_mut(by) = false;
         match self.pending.clone() {
+            Pending::Legal { mv, .. } if *self.two_hands.get(by) => {
+                let squares: Vec<Square> = mv.from().into_iter().chain([mv.to()]).collect();
+                if self.config.laws == Laws::Fide2023 {
+                    // 7.5.4: penalised as an illegal move; the move itself stands.
+                    let seen = Seen {
+                        played: self.uci(mv),
+                        reason: IllegalReason::TwoHands,
+                        clause: Clause::A7_5_4,
+                        squares,
+                        replacement: None,
+                        stood: None,
+                    };
+                    self.illegal(at, by, seen, out);
+                } else {
+                    let note =
+                        Some("4.1: one hand only; the 2009 Laws give no penalty, the arbiter decides (13.4)".into());
+                    let what = Irregularity::TwoHands;
+                    let ruling = self.ruling(
+                        at,
+                        Clause::A4_1,
+                        by,
+                        Acts::Arbiter,
+                        squares,
+                        note,
+                        RulingKind::Irregular { what },
+                    );
+                    out.push(ruling);
+                }
+                if !self.over {
+                    self.pending = Pending::Legal { mv, compliant: true };
+                    self.complete(at, Completion::Clock, out);
+                }
+            }
             Pending::Legal { .. } => self.complete(at, Completion::Clock, out),
             Pending::Nothing => {
                 if self.phys != *self.pos.board() {
@@ -1099,16 +1154,24 @@ impl Engine {
         } = seen;
         let before = self.pos.clone();
         let reinstate = Fen::from_position(&before, EnPassantMode::Legal).to_string();
-        let stands_as_queen = reason == IllegalReason::PromotionNotCompleted && self.config.laws == Laws::Fide2023;
-        let replacement_must = if stands_as_queen {
+        // The move stands, only penalised: a pawn not replaced becomes a queen (7.5.2, 2023), a move made with
+        // two hands (7.5.4).
+        let stands = reason == IllegalReason::TwoHands
+            || (reason == IllegalReason::PromotionNotCompleted && self.config.laws == Laws::Fide2023);
+        let replacement_must = if stands {
             None
         } else {
             let replacement = replacement.unwrap_or_else(|| duty(&self.pos, &self.touches));
             Some(self.requirement(&replacement))
         };
-        let on_claim = self.illegal_on_claim() && (stood.is_some() || stands_as_queen);
+        let on_claim = self.illegal_on_claim() && (stood.is_some() || stands);
         let count = *self.illegal_count.get(offender) + 1;
-        let note = if stands_as_queen {
+        let note = if reason == IllegalReason::TwoHands {
+            Some(
+                "a move made with two hands, clock pressed: penalised as an illegal move, the move stands (7.5.4)"
+                    .into(),
+            )
+        } else if stands {
             Some("the pawn becomes a queen and the move stands (7.5.2)".to_owned())
         } else if self.illegal_on_claim() && stood.is_none() {
             Some("the position cannot stand (a king left in check): the arbiter intervenes even without a claim".into())
@@ -1143,6 +1206,7 @@ impl Engine {
                 touches: self.touches.clone(),
                 required: replacement_must.map(|r| r.required).unwrap_or_default(),
                 illegal_stood: self.illegal_stood,
+                reinstate: !stands,
             });
             // Unclaimed, the illegal move stands: the game goes on from the board as it is.
             if let Some(stood) = stood {
@@ -1243,7 +1307,9 @@ impl Engine {
             return;
         };
         let offender = by.other();
-        let note = if claim.required.is_empty() {
+        let note = if !claim.reinstate {
+            "the move stands; the penalty applies".to_owned()
+        } else if claim.required.is_empty() {
             "position reinstated; any legal move".to_owned()
         } else {
             format!(
@@ -1263,16 +1329,22 @@ impl Engine {
             Some(note),
             RulingKind::Claim { about, upheld: true },
         ));
-        self.pos = claim.before;
-        self.moves.truncate(claim.moves_len);
-        self.touches = claim.touches;
-        self.possible.clear();
-        self.move_note = None;
-        self.pending = Pending::Nothing;
-        self.released = None;
-        self.last_settled = None;
-        self.stood = None;
-        self.illegal_stood = claim.illegal_stood;
+        if claim.reinstate {
+            self.pos = claim.before;
+            self.moves.truncate(claim.moves_len);
+            self.touches = claim.touches;
+            self.possible.clear();
+            self.move_note = None;
+            self.pending = Pending::Nothing;
+            self.released = None;
+            self.last_settled = None;
+            self.stood = None;
+            self.illegal_stood = claim.illegal_stood;
+            self.two_hands = ByColor {
+                white: false,
+                black: false,
+            };
+        }
         if about == ClaimAbout::IllegalMove {
             let count = *self.illegal_count.get(offender) + 1;
             *self.illegal_count.get_mut(offender) = count;

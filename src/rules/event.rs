@@ -32,6 +32,8 @@ pub enum EventKind {
     Board(BoardView),
     /// `by` pressed the clock.
     Clock { by: Color },
+    /// Both hands of `by` took part in the move being made (4.1: one hand only; 7.5.4 once the clock is pressed).
+    TwoHands { by: Color },
     /// `by` announced an adjustment ("j'adoube") before touching.
     Adjust { by: Color },
     /// A claim by `by` to the arbiter.
@@ -228,7 +230,7 @@ struct RawEvent {
     fen: Option<String>,
 }
 
-const TYPES: &str = "touch, possible-touch, lift, place, board, clock, adjust, claim, start";
+const TYPES: &str = "touch, possible-touch, lift, place, board, clock, two-hands, adjust, claim, start";
 
 impl TryFrom<RawEvent> for Event {
     type Error = String;
@@ -262,6 +264,7 @@ impl TryFrom<RawEvent> for Event {
                 square: square()?,
             },
             "clock" => EventKind::Clock { by: by()? },
+            "two-hands" => EventKind::TwoHands { by: by()? },
             "adjust" => EventKind::Adjust { by: by()? },
             "claim" => EventKind::Claim {
                 by: by()?,
@@ -298,6 +301,7 @@ impl From<Event> for RawEvent {
             EventKind::Lift { by, square } => ("lift", Some(by), Some(square)),
             EventKind::Place { by, square } => ("place", Some(by), Some(square)),
             EventKind::Clock { by } => ("clock", Some(by), None),
+            EventKind::TwoHands { by } => ("two-hands", Some(by), None),
             EventKind::Adjust { by } => ("adjust", Some(by), None),
             EventKind::Claim { by, about } => {
                 raw.about = Some(about);

@@ -178,6 +178,8 @@ pub enum IllegalReason {
     ClockWithoutMove,
     /// 4.7/7.5: king released two squares away but castling is illegal or was not completed.
     CastlingNotCompleted,
+    /// 7.5.4: a move made with two hands and the clock pressed (the move stands).
+    TwoHands,
 }
 
 /// A penalty.
@@ -205,6 +207,8 @@ pub enum Irregularity {
     AdjustWhenNotOnMove,
     /// 2009: a clock press without a move is not covered; the arbiter decides (13.4).
     ClockWithoutMove,
+    /// 2009: a move made with two hands (4.1), no penalty in that edition; the arbiter decides.
+    TwoHands,
     /// Chess960: castling after touching the rook first (4.4.2); an appeal may allow it.
     Chess960RookFirstCastling,
 }

@@ -25,6 +25,7 @@ class S:
     def board(s, p): return s.add(type="board", placement=p)
     def colors(s, c): return s.add(type="board", colors=c)
     def clock(s, by): return s.add(type="clock", by=by)
+    def two_hands(s, by): return s.add(type="two-hands", by=by)
     def adjust(s, by): return s.add(type="adjust", by=by)
     def claim(s, by, about): return s.add(type="claim", by=by, about=about)
     def move(s, by, frm, to, p, clock=True):
@@ -280,6 +281,21 @@ case('art_7_5_2_promotion_not_completed_2009', s.ev, [
   {"kind":"illegal-move","article":"7.4a","player":W,"reason":"promotion-not-completed","count":1,
    "replacement_must":{"obligation":"move-first-touched-own","required":["a8=B","a8=N","a8=Q+","a8=R+"]}},
   {"kind":"sanction","article":"7.4b","sanction":{"type":"time","to":B,"seconds":120}}], args='--laws 2009')
+s=S().two_hands(W).move(W,'e2','e4',E4)
+case('art_7_5_4_two_hands_penalised_as_illegal_move_stands', s.ev, [
+  {"kind":"illegal-move","article":"7.5.4","player":W,"reason":"two-hands","played":"e2e4","count":1,"replacement_must":None},
+  {"kind":"sanction","article":"7.5.5","sanction":{"type":"time","to":B,"seconds":120}},
+  mv("e4",W,completed_by="clock")])
+s=S().two_hands(W).move(W,'e2','e4',E4)
+case('laws_2009_two_hands_left_to_the_arbiter', s.ev, [
+  {"kind":"irregular","article":"4.1","player":W,"acts":"arbiter","what":"two-hands"},
+  mv("e4",W,completed_by="clock")], args='--laws 2009')
+s=S(PR).move(W,'a7','a8',PR_P).claim(B,'illegal-move')
+case('rapid_2023_unsupervised_promotion_not_completed_stands_on_claim', s.ev, [
+  {"kind":"illegal-move","article":"7.5.2","acts":"claim","reason":"promotion-not-completed","replacement_must":None},
+  mv("a8=Q+",W,completed_by="clock"),
+  {"kind":"claim","player":B,"about":"illegal-move","upheld":True,"note":"the move stands; the penalty applies"},
+  {"kind":"sanction","article":"A.5.2","sanction":{"type":"time","to":B,"seconds":60}}], args='--time-control rapid --supervised false')
 # Two illegal moves by White: the second loses (7.5.5), or draws when Black cannot checkmate.
 IL='4k3/8/8/8/8/8/8/R3K1r1 w - - 0 1'
 IL_B='4k3/8/8/8/8/8/8/R3K1r1'
