@@ -46,7 +46,7 @@ fn tracks() -> &'static Vec<Vec<HandTrack>> {
         let cal = calibration();
         let mut det =
             HandDetector::new(&root().join("models/hands"), HandOptions::default()).expect("hand models load");
-        let mut cap = videoio::VideoCapture::from_file(&clip(), videoio::CAP_ANY).expect("open clip");
+        let mut cap = videoio::VideoCapture::from_file(clip(), videoio::CAP_ANY).expect("open clip");
         let mut frame = Mat::default();
         let mut out = Vec::new();
         while out.len() <= LAST_FRAME && cap.read(&mut frame).expect("read frame") {

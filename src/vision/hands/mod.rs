@@ -216,10 +216,7 @@ impl HandDetector {
                     break;
                 }
                 // A palm inside a hand already followed is that hand.
-                if hands
-                    .iter()
-                    .any(|h| iou(&hand_box(h), &p.bbox) > 0.0 && contains(&hand_box(h), &p.bbox))
-                {
+                if hands.iter().any(|h| contains(&hand_box(h), &p.bbox)) {
                     continue;
                 }
                 self.times.landmark_runs += 1;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use opencv::core::{BORDER_CONSTANT, BORDER_REPLICATE, Mat, Scalar, Size};
+use opencv::core::{BORDER_REPLICATE, Mat, Scalar, Size};
 use opencv::imgproc;
 use opencv::prelude::*;
 use ort::value::TensorRef;
@@ -181,7 +181,6 @@ impl LandmarkModel {
             BORDER_REPLICATE,
             Scalar::all(0.0),
         )?;
-        let _ = BORDER_CONSTANT;
         let input = bgr_to_input(&crop, LANDMARK_SIZE, 0, 0)?;
         let model = &mut self.model;
         let name = model.name.clone();
