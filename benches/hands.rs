@@ -1,6 +1,6 @@
 //! Time per frame of each part of the hand detector, on one thread.
 //!
-//! `cargo run --release --example bench_hands -- [VIDEO] [CALIBRATION]`
+//! `cargo bench --bench hands -- [VIDEO] [CALIBRATION]`
 //! (defaults: ../shared/footage/real/scholarsmate.avi, calibration/scholarsmate.toml).
 //! Prints, per model variant, the palm detector per run, the landmark model per run and
 //! runs per frame (it runs only where a hand is followed or a palm was found), the
@@ -17,7 +17,8 @@ use arbiter::calibration::Calibration;
 use arbiter::vision::hands::{HandDetector, HandOptions, Variant};
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`; the rest are the optional video and calibration.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let video = PathBuf::from(
         args.get(1)
             .map(String::as_str)
