@@ -347,6 +347,11 @@ impl HandDetector {
     }
 }
 
+/// The tracks on the board plane, for the tracker (`image_to_board` from the calibration).
+pub fn observations(tracks: &[HandTrack], image_to_board: &Homography) -> Vec<crate::observation::HandObservation> {
+    tracks.iter().map(|t| t.to_observation(image_to_board)).collect()
+}
+
 fn map_points(h: &Homography, pts: &[[f32; 3]]) -> Vec<[f32; 2]> {
     pts.iter()
         .filter_map(|p| h.apply((p[0] as f64, p[1] as f64)).map(|(x, y)| [x as f32, y as f32]))
