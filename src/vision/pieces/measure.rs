@@ -44,6 +44,26 @@ pub fn settled_frames(truth_path: &Path) -> Result<Vec<(u64, Board)>, String> {
     Ok(out)
 }
 
+/// Frame ranges the truth file flags as lighting events (its `non_hand_events` whose
+/// description mentions shadows or exposure), with the description.
+pub fn lighting_events(truth_path: &Path) -> Result<Vec<(u64, u64, String)>, String> {
+    let text = std::fs::read_to_string(truth_path).map_err(|e| format!("cannot read {}: {e}", truth_path.display()))?;
+    let truth: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", truth_path.display()))?;
+    let events = truth["non_hand_events"].as_array().cloned().unwrap_or_default();
+    Ok(events
+        .iter()
+        .filter_map(|e| {
+            let what = e["what"].as_str()?.to_string();
+            let lower = what.to_lowercase();
+            if !(lower.contains("shadow") || lower.contains("exposure")) {
+                return None;
+            }
+            let frames = e["frames"].as_array()?;
+            Some((frames.first()?.as_u64()?, frames.get(1)?.as_u64()?, what))
+        })
+        .collect())
+}
+
 /// Occupancy class of a square of a board.
 pub fn class_of(board: &Board, sq: Square) -> usize {
     match board.color_at(sq) {
