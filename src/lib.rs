@@ -15,6 +15,9 @@ pub mod calibration;
 pub mod capture;
 pub mod geometry;
 pub mod observation;
+#[cfg(feature = "vision")]
+pub mod pipeline;
+pub mod report;
 pub mod rules;
 pub mod tracker;
 #[cfg(feature = "vision")]

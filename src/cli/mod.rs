@@ -1,6 +1,5 @@
 //! One file per subcommand: its arguments (clap) and a `run` that calls the library.
 
-pub mod rule;
 #[cfg(feature = "vision")]
 pub mod calibrate;
 #[cfg(feature = "vision")]
@@ -9,3 +8,5 @@ pub mod hands;
 pub mod pieces;
 #[cfg(feature = "vision")]
 pub mod review;
+pub mod common;
+pub mod rule;

@@ -53,6 +53,11 @@ pub struct TrackerConfig {
     pub tip_height_ratio: f64,
     /// Radius (in squares) around a fingertip that the hand hides from the camera.
     pub tip_cover_radius: f64,
+    /// Pieces do not move without a hand: a settled board that contradicts the
+    /// position is reported only when the contradiction lasts this long. Exposure
+    /// swings and passing shadows are over within a second or so; a knocked-over or
+    /// misread piece stays.
+    pub contradiction_s: f64,
     /// Log-odds (nats) by which a move must explain the squares better than no
     /// change (4 = 55 to 1), and better than any other candidate (2 = 7 to 1).
     pub min_move_margin: f64,
@@ -71,6 +76,7 @@ impl Default for TrackerConfig {
             hand_lost_s: 0.2,
             tip_height_ratio: 0.06,
             tip_cover_radius: 0.75,
+            contradiction_s: 2.0,
             min_move_margin: 4.0,
             min_move_separation: 2.0,
         }
@@ -105,7 +111,9 @@ struct HandTrack {
     dwell: Option<Dwell>,
     /// Finished dwells long enough to be touches, in order.
     touches: Vec<Dwell>,
-    /// First moment this visit's hand covered each square.
+    /// First moment one of this hand's fingertips was over each square.
+    first_tip: [Option<At>; 64],
+    /// First moment the hand (palm, fingers, arm) covered each square.
     first_cover: [Option<At>; 64],
     /// Last moment this visit's contact point was on each square.
     last_contact: [Option<At>; 64],
@@ -122,6 +130,9 @@ pub struct Tracker {
     cfg: TrackerConfig,
     beliefs: SquareBeliefs,
     hands: Vec<HandTrack>,
+    /// Hands that left (or that the detector lost) without a move: kept until
+    /// their player's move shows which piece they took, or the board settles.
+    ended: Vec<HandTrack>,
     pending: Vec<Event>,
     /// The position the candidates were built for, and the candidates.
     cached: Option<(Chess, Vec<Candidate>)>,
@@ -140,6 +151,8 @@ pub struct Tracker {
     unsettled: bool,
     /// The last board reported, so that a settled board is not reported twice.
     last_board: Option<BoardView>,
+    /// Since when the settled squares have contradicted the position.
+    contradiction_since: Option<f64>,
     now: At,
 }
 
@@ -150,6 +163,7 @@ impl Tracker {
             cfg,
             beliefs: SquareBeliefs::new(window),
             hands: Vec::new(),
+            ended: Vec::new(),
             pending: Vec::new(),
             cached: None,
             believed: None,
@@ -158,6 +172,7 @@ impl Tracker {
             last_hand_at: None,
             unsettled: true,
             last_board: None,
+            contradiction_since: None,
             now: (0, 0.0),
         }
     }
@@ -194,6 +209,7 @@ impl Tracker {
         if !obs.hands.is_empty() {
             self.last_hand_at = Some(obs.t);
             self.unsettled = true;
+            self.contradiction_since = None;
         }
         self.end_lost_hands(position);
         self.maybe_settle(position);
@@ -203,7 +219,8 @@ impl Tracker {
     /// Flushes everything still held (end of the recording).
     pub fn finish(&mut self, engine_position: &Chess) -> Vec<Event> {
         let position = &self.believed.clone().unwrap_or_else(|| engine_position.clone());
-        let lost: Vec<HandTrack> = std::mem::take(&mut self.hands);
+        let mut lost: Vec<HandTrack> = std::mem::take(&mut self.hands);
+        lost.append(&mut self.ended);
         for hand in lost {
             self.finalize_touches(&hand, position, None, f64::INFINITY);
         }
@@ -251,7 +268,7 @@ impl Tracker {
                 .hands
                 .iter()
                 .enumerate()
-                .filter(|(i, h)| !used[*i] && (h.entry == hand.entry || h.entry.is_none() || hand.entry.is_none()))
+                .filter(|(i, h)| !used[*i] && same_arm(h.entry, hand.entry))
                 .map(|(i, h)| (i, dist(h.contact, contact)))
                 .filter(|&(_, d)| d < 4.0)
                 .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -267,6 +284,7 @@ impl Tracker {
                         contact,
                         dwell: None,
                         touches: Vec::new(),
+                        first_tip: [None; 64],
                         first_cover: [None; 64],
                         last_contact: [None; 64],
                         moved: false,
@@ -290,6 +308,9 @@ impl Tracker {
             track.contact = contact;
             track.last_seen = now;
             for sq in reached {
+                track.first_tip[sq as usize].get_or_insert(now);
+            }
+            for sq in Bitboard(hand.covers) | reached {
                 track.first_cover[sq as usize].get_or_insert(now);
             }
             let on = contact.square();
@@ -388,41 +409,38 @@ impl Tracker {
         let (Some(from), Some(to)) = (cand.from(), cand.to()) else {
             return;
         };
-        // The mover's hand: the track of the mover that came nearest the squares.
-        let idx = self
-            .hands
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| h.player.is_none_or(|p| p == mover) && !h.moved)
-            .max_by_key(|(_, h)| {
-                h.last_contact[from as usize]
-                    .or(h.first_cover[from as usize])
-                    .map(|a| a.0)
-            })
-            .map(|(i, _)| i);
+        // The mover's visit: every hand of the mover since their last move, the ones
+        // still over the board and the ones the detector lost on the way.
+        let mine = |h: &HandTrack| h.player.is_none_or(|p| p == mover) && !h.moved;
+        let live: Vec<usize> = (0..self.hands.len()).filter(|&i| mine(&self.hands[i])).collect();
+        let (ended, others): (Vec<HandTrack>, Vec<HandTrack>) =
+            std::mem::take(&mut self.ended).into_iter().partition(|h| mine(h));
+        self.ended = others;
+        let parts: Vec<&HandTrack> = ended.iter().chain(live.iter().map(|&i| &self.hands[i])).collect();
+        let visit = merge(&parts);
         // When the squares changed: the last time the hand was on `from` (it left
-        // carrying the piece), and when `to` came into view with the piece on it.
+        // carrying the piece), and when the hand settled on `to` (else when `to`
+        // came into view with the piece on it).
         let seen_to = self.beliefs.visible_since(to).unwrap_or(self.now);
-        let place_at = idx
-            .and_then(|i| self.hands[i].dwell.as_ref().filter(|d| d.square == to).map(|d| d.start))
-            .or_else(|| {
-                idx.and_then(|i| {
-                    self.hands[i]
-                        .touches
-                        .iter()
-                        .rev()
-                        .find(|d| d.square == to)
-                        .map(|d| d.start)
-                })
+        let place_at = visit
+            .as_ref()
+            .and_then(|v| {
+                v.dwell
+                    .iter()
+                    .chain(v.touches.iter().rev())
+                    .find(|d| d.square == to)
+                    .map(|d| d.start)
             })
             .unwrap_or(seen_to);
-        let lift_at = idx
-            .and_then(|i| self.hands[i].last_contact[from as usize])
+        let lift_at = visit
+            .as_ref()
+            .and_then(|v| v.last_contact[from as usize])
             .filter(|a| a.0 <= place_at.0)
             .unwrap_or(place_at);
-        if let Some(i) = idx {
-            let hand = self.hands[i].clone();
-            self.finalize_touches(&hand, position, Some((cand, lift_at)), place_at.1);
+        if let Some(v) = &visit {
+            self.finalize_touches(v, position, Some((cand, lift_at)), place_at.1);
+        }
+        for &i in &live {
             let h = &mut self.hands[i];
             h.player = Some(mover);
             h.touches.clear();
@@ -491,9 +509,10 @@ impl Tracker {
         let mut events = Vec::new();
         if let (Some(from), Some((_, lift_at))) = (from, moved) {
             if !dwells.iter().any(|d| d.square == from) {
-                // The piece moved, so it was touched: when the hand first reached it.
-                let at = hand.first_cover[from as usize]
-                    .or(hand.last_contact[from as usize])
+                // The piece moved, so it was touched: when a fingertip first reached
+                // it, else when the hand first covered it, else when it left.
+                let at = hand.first_tip[from as usize]
+                    .or(hand.first_cover[from as usize])
                     .unwrap_or(lift_at);
                 events.push(event(at, EventKind::Touch { by, square: from }));
             }
@@ -524,8 +543,16 @@ impl Tracker {
             .into_iter()
             .partition(|h| now - h.last_seen.1 > lost_s);
         self.hands = kept;
-        for hand in lost {
-            self.finalize_touches(&hand, position, None, f64::INFINITY);
+        for mut hand in lost {
+            if hand.moved {
+                // After its move: what it touched now is for the arbiter's eyes only.
+                self.finalize_touches(&hand, position, None, f64::INFINITY);
+            } else {
+                if let Some(d) = hand.dwell.take().filter(|d| d.last.1 - d.start.1 >= self.cfg.dwell_s) {
+                    hand.touches.push(d);
+                }
+                self.ended.push(hand);
+            }
         }
     }
 
@@ -542,17 +569,26 @@ impl Tracker {
         if !Square::ALL.iter().all(|&sq| self.beliefs.is_fresh(sq)) {
             return;
         }
-        self.unsettled = false;
+        // The hands that came and went without a move: their touches are final now.
+        for hand in std::mem::take(&mut self.ended) {
+            self.finalize_touches(&hand, position, None, f64::INFINITY);
+        }
         let board = position.board();
         let contradicts = Square::ALL.iter().any(|&sq| {
             let (class, p) = self.beliefs.reading(sq);
             class != class_of(board, sq) && p > 0.8
         });
         let view = if contradicts {
+            let since = *self.contradiction_since.get_or_insert(self.now.1);
+            if self.now.1 - since < self.cfg.contradiction_s {
+                return;
+            }
             BoardView::Colors(self.seen_colors())
         } else {
             BoardView::Placement(board.clone())
         };
+        self.contradiction_since = None;
+        self.unsettled = false;
         if self.last_board.as_ref() != Some(&view) {
             self.last_board = Some(view.clone());
             self.pending.push(event(self.now, EventKind::Board(view)));
@@ -571,26 +607,72 @@ impl Tracker {
         map
     }
 
-    /// Events older than every hand still being followed are final.
+    /// Events older than the first dwell of every hand still followed or kept are
+    /// final: those hands' touches, when they come out, are earlier.
     fn take_final(&mut self) -> Vec<Event> {
         let horizon = self
             .hands
             .iter()
-            .map(|h| h.touches.first().map(|d| d.start.1).unwrap_or(h.last_seen.1))
-            .fold(f64::INFINITY, |a: f64, b: f64| a.min(b));
-        let horizon = horizon.min(
-            self.hands
-                .iter()
-                .filter_map(|h| h.dwell.as_ref().map(|d| d.start.1))
-                .fold(f64::INFINITY, f64::min),
-        );
-        let (ready, held): (Vec<Event>, Vec<Event>) = std::mem::take(&mut self.pending)
+            .chain(self.ended.iter())
+            .map(|h| {
+                let first = h.touches.first().map(|d| d.start.1).unwrap_or(h.last_seen.1);
+                h.dwell.as_ref().map_or(first, |d| first.min(d.start.1))
+            })
+            .fold(f64::INFINITY, f64::min);
+        let (mut ready, held): (Vec<Event>, Vec<Event>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|e| e.t < horizon || self.hands.is_empty());
+            .partition(|e| e.t < horizon);
         self.pending = held;
-        let mut ready = ready;
         sort_events(&mut ready);
         ready
+    }
+}
+
+/// Whether two observations can be the same arm: arms over the two players' edges
+/// never are; an arm over a side edge may be seen from either neighbouring edge as
+/// it moves (the occluder and the landmark model do not always agree).
+fn same_arm(a: Option<BoardEdge>, b: Option<BoardEdge>) -> bool {
+    match (a.and_then(BoardEdge::player), b.and_then(BoardEdge::player)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+/// One visit made of several tracks of the same player (the detector lost and
+/// found the hand again): their dwells in order, the first reach of each square,
+/// the last contact, the live track's current dwell.
+fn merge(parts: &[&HandTrack]) -> Option<HandTrack> {
+    let (first, rest) = parts.split_first()?;
+    let mut v = (*first).clone();
+    for p in rest {
+        if let Some(d) = v.dwell.take() {
+            v.touches.push(d);
+        }
+        v.touches.extend(p.touches.iter().cloned());
+        v.dwell = p.dwell.clone();
+        v.player = v.player.or(p.player);
+        v.last_seen = p.last_seen;
+        for i in 0..64 {
+            v.first_tip[i] = min_at(v.first_tip[i], p.first_tip[i]);
+            v.first_cover[i] = min_at(v.first_cover[i], p.first_cover[i]);
+            v.last_contact[i] = max_at(v.last_contact[i], p.last_contact[i]);
+        }
+    }
+    v.touches.sort_by(|a, b| a.start.1.total_cmp(&b.start.1));
+    Some(v)
+}
+
+fn min_at(a: Option<At>, b: Option<At>) -> Option<At> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.1 < x.1 { y } else { x }),
+        _ => a.or(b),
+    }
+}
+
+fn max_at(a: Option<At>, b: Option<At>) -> Option<At> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.1 > x.1 { y } else { x }),
+        _ => a.or(b),
     }
 }
 
