@@ -42,6 +42,13 @@ pub struct Args {
     /// Fit the per-board adaptation on this frame, taking the position on it to be `--start`.
     #[arg(long)]
     pub adapt_on: Option<u64>,
+    /// Fit the adaptation on the first frame of this other source instead (the same board
+    /// and set, e.g. another still), with `--adapt-corners`; its position is `--start`.
+    #[arg(long, requires = "adapt_corners", conflicts_with = "adapt_on")]
+    pub adapt_source: Option<PathBuf>,
+    /// Corners (a1, h1, h8, a8) of `--adapt-source`.
+    #[arg(long)]
+    pub adapt_corners: Option<String>,
     /// The position on the `--adapt-on` frame (FEN board field); the standard start by default.
     #[arg(long)]
     pub start: Option<String>,
@@ -92,33 +99,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => Board::new(),
     };
 
+    // the adaptation: on the truth file's first settled frame, on `--adapt-on`, or on another source
+    let mut list: Option<Vec<(u64, Board)>> = None;
+    let mut adapt_on = args.adapt_on.map(|f| (f, start_board.clone()));
     if let Some(truth) = &args.truth {
         let settled = settled_frames(truth).map_err(anyhow::Error::msg)?;
-        let (adapt_frame, adapt_board) = settled.first().cloned().context("truth file has no settled frames")?;
-        return measure(&mut reader, &mut read, &settled, Some((adapt_frame, adapt_board)));
-    }
-    if let Some(expect) = &args.expect {
+        adapt_on = Some(settled.first().cloned().context("truth file has no settled frames")?);
+        list = Some(settled);
+    } else if let Some(expect) = &args.expect {
         let board: Board = expect.parse().map_err(|e| anyhow::anyhow!("--expect {expect}: {e}"))?;
-        let list: Vec<(u64, Board)> = (0..frames.len() as u64)
-            .step_by(args.every.max(1) as usize)
-            .map(|f| (f, board.clone()))
-            .collect();
-        return measure(
-            &mut reader,
-            &mut read,
-            &list,
-            args.adapt_on.map(|f| (f, start_board.clone())),
+        list = Some(
+            (0..frames.len() as u64)
+                .step_by(args.every.max(1) as usize)
+                .map(|f| (f, board.clone()))
+                .collect(),
         );
+    }
+    let mut adapted = false;
+    if let Some((frame, board)) = adapt_on {
+        let reading = read(&mut reader, frame)?;
+        adapted = true;
+        report_adaptation(&mut reader, &reading, board, &format!("frame {frame}"));
+    } else if let (Some(source), Some(corners)) = (&args.adapt_source, &args.adapt_corners) {
+        let other = load_frames(source)?;
+        let frame = other.first().context("--adapt-source has no frames")?;
+        let cal = Calibration::from_corners(
+            frame.cols() as u32,
+            frame.rows() as u32,
+            parse_corners(corners)?,
+            WhiteSide::Unknown,
+        )?;
+        let reading = reader.read(&Rectifier::new(&cal, RectifiedView::STANDARD)?.rectify(frame)?)?;
+        adapted = true;
+        report_adaptation(&mut reader, &reading, start_board, &source.display().to_string());
+    }
+    if let Some(list) = list {
+        return measure(&mut reader, &mut read, &list, adapted);
     }
 
-    if let Some(f) = args.adapt_on {
-        let reading = read(&mut reader, f)?;
-        let report = reader.adapt(&reading, &ConfirmedPlacement::game_start(start_board));
-        eprintln!(
-            "adaptation on frame {f}: occupancy: {}; types: {}",
-            report.occupancy.note, report.types.note
-        );
-    }
     let reading = read(&mut reader, args.frame)?;
     let (colors, placement) = settled_board_strings(&reading.probs);
     if args.json {
@@ -142,27 +160,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 type ReadFn<'a> = dyn FnMut(&mut PieceReader, u64) -> anyhow::Result<PieceReading> + 'a;
 
-/// Scores `list` plain and adapted (adaptation fitted on `adapt` only) and prints both.
+/// Fits the adaptation on one reading of a known position and says how it went.
+fn report_adaptation(reader: &mut PieceReader, reading: &PieceReading, board: Board, what: &str) {
+    let t = Instant::now();
+    let report = reader.adapt(reading, &ConfirmedPlacement::game_start(board));
+    eprintln!(
+        "adaptation fitted on {what} in {:.1} ms: occupancy: {}; types: {}",
+        t.elapsed().as_secs_f64() * 1e3,
+        report.occupancy.note,
+        report.types.note
+    );
+}
+
+/// Scores `list` with the plain network and, when the reader was adapted, adapted.
 fn measure(
     reader: &mut PieceReader,
     read: &mut ReadFn<'_>,
     list: &[(u64, Board)],
-    adapt: Option<(u64, Board)>,
+    adapted_too: bool,
 ) -> anyhow::Result<ExitCode> {
     let mut plain = Tally::default();
     let mut adapted = Tally::default();
     let mut ms = Vec::new();
-    if let Some((frame, board)) = &adapt {
-        let reading = read(reader, *frame)?;
-        let t = Instant::now();
-        let report = reader.adapt(&reading, &ConfirmedPlacement::game_start(board.clone()));
-        println!(
-            "adaptation fitted on frame {frame} in {:.1} ms: occupancy: {}; types: {}",
-            t.elapsed().as_secs_f64() * 1e3,
-            report.occupancy.note,
-            report.types.note
-        );
-    }
     for (frame, board) in list {
         let t = Instant::now();
         let reading = read(reader, *frame)?;
@@ -172,7 +191,7 @@ fn measure(
     }
     println!("{} frames", list.len());
     println!("plain network:\n{}", plain.summary());
-    if adapt.is_some() {
+    if adapted_too {
         println!("adapted:\n{}", adapted.summary());
     }
     ms.sort_by(f64::total_cmp);
