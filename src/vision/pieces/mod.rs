@@ -101,6 +101,9 @@ struct Adaptation {
     types: Option<Residual>,
 }
 
+/// The network's three outputs for one frame: occupancy, types, features (64 rows each).
+type RawOutputs = (Vec<[f32; 3]>, Vec<[f32; 6]>, Vec<Vec<f32>>);
+
 pub struct PieceReader {
     model: Model,
     adaptation: Adaptation,
@@ -137,7 +140,7 @@ impl PieceReader {
         })
     }
 
-    fn run(&mut self, input: Vec<f32>) -> Result<(Vec<[f32; 3]>, Vec<[f32; 6]>, Vec<Vec<f32>>), PiecesError> {
+    fn run(&mut self, input: Vec<f32>) -> Result<RawOutputs, PiecesError> {
         let tensor = Tensor::from_array(([1usize, 4, SIDE as usize, SIDE as usize], input.into_boxed_slice()))
             .map_err(|e| self.model.run_error(e))?;
         let model = &mut self.model;
