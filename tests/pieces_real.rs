@@ -136,3 +136,39 @@ fn a_file_that_is_not_a_model_gives_a_clear_error() {
     assert!(text.contains("bogus.onnx"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A later settled position that the engine confirmed refreshes the adaptation (the
+/// first position and the latest ones are kept), and the refreshed reader still reads
+/// the settled frames after it.
+#[test]
+fn refreshing_from_an_engine_confirmed_position() {
+    let frames = read_video(&footage("scholarsmate.avi"));
+    let settled = settled_frames(&footage("scholarsmate.truth.json")).expect("truth file");
+    let cal = Calibration::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/scholarsmate.toml")).unwrap();
+    let rectifier = Rectifier::new(&cal, RectifiedView::STANDARD).unwrap();
+    let mut reader = PieceReader::new(&model()).expect("piece model loads");
+    let read =
+        |reader: &mut PieceReader, f: u64| reader.read(&rectifier.rectify(&frames[f as usize]).unwrap()).unwrap();
+
+    let (first, start) = settled[0].clone();
+    let reading = read(&mut reader, first);
+    assert_eq!(
+        reader.adapt(&reading, &ConfirmedPlacement::game_start(start)).positions,
+        1
+    );
+    // the position after Nc6 (still window 109-143), as the engine would confirm it
+    let (f, after_nc6) = settled
+        .iter()
+        .find(|(f, _)| *f == 109)
+        .cloned()
+        .expect("frame 109 is settled");
+    let reading = read(&mut reader, f);
+    let report = reader.adapt(&reading, &ConfirmedPlacement::engine_confirmed(after_nc6.clone()));
+    assert_eq!(report.positions, 2);
+    assert_eq!(report.occupancy.samples, 128);
+    assert!(report.occupancy.active, "{report:?}");
+    for (frame, board) in settled.iter().filter(|(f, _)| (110..=143).contains(f)) {
+        let (colors, _) = settled_board_strings(&read(&mut reader, *frame).probs);
+        assert_eq!(colors, settled_board_strings(&probs_of(board)).0, "frame {frame}");
+    }
+}
