@@ -432,7 +432,8 @@ pub fn pgn(title: &str, rulings: &[RulingWithEvidence]) -> String {
         match &r.ruling.kind {
             RulingKind::Move { san, .. } => {
                 if ply % 2 == 0 {
-                    let _ = write!(body, "{}. ", ply / 2 + 1);
+                    // Glued to its move so that wrapping never splits them.
+                    let _ = write!(body, "{}.{GLUE}", ply / 2 + 1);
                 }
                 let frame = r.ruling.frame.map(|f| format!(", frame {f}")).unwrap_or_default();
                 let _ = write!(body, "{san} {{t={:.2}s{frame}}} ", r.ruling.t);
@@ -445,10 +446,13 @@ pub fn pgn(title: &str, rulings: &[RulingWithEvidence]) -> String {
         }
     }
     let _ = write!(body, "{result}");
-    out.push_str(&wrap(&body, 79));
+    out.push_str(&wrap(&body, 79).replace(GLUE, " "));
     out.push('\n');
     out
 }
+
+/// Stands for a space that line wrapping must not break.
+const GLUE: char = '\u{a0}';
 
 fn wrap(text: &str, width: usize) -> String {
     let mut out = String::new();

@@ -1,6 +1,7 @@
 //! The optional lens model: a real empty-board clip bent by a known wide-angle lens is
 //! calibrated through that lens to the corners of the unbent clip, and rectified to
 //! the same top-down picture.
+#![cfg(feature = "vision")]
 
 use std::path::PathBuf;
 

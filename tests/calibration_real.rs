@@ -1,6 +1,7 @@
 //! Calibration on the real footage: automatic on the clips, the stills and tight crops,
 //! orientation from the pieces, manual corners, the check picture, and clear errors for
 //! broken calibration files, unreadable videos and pictures with no board.
+#![cfg(feature = "vision")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,7 @@
 //! Capture on real files: a whole clip, a damaged tail, unreadable and missing files,
 //! an image folder whose files vanish while it is read, and a network stream that
 //! drops and disappears (a local HTTP server on 127.0.0.1 that this test runs).
+#![cfg(feature = "vision")]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -8,7 +8,7 @@ use arbiter::geometry::{BoardEdge, BoardPoint};
 use arbiter::observation::{Fingertip, FrameObservation, HandObservation, HandSource, SquareProbs};
 use arbiter::rules::{Config, Engine, Event, EventKind, Ruling, RulingKind};
 use arbiter::tracker::{Tracker, TrackerConfig};
-use shakmaty::{Board, Chess, Color, Piece, Position, Square};
+use shakmaty::{Board, Chess, Color, Piece, Square};
 
 const FPS: f64 = 20.0;
 
@@ -454,4 +454,39 @@ fn fingers_brushing_a_neighbour_are_only_a_possible_touch() {
         "a doubt is never a penalty: {:?}",
         s.violations()
     );
+}
+
+#[test]
+fn a_still_blob_the_occluder_mistakes_for_an_arm_does_not_block_the_move() {
+    let mut s = Sim::new();
+    s.idle(5);
+    s.play(BoardEdge::WhiteSide, Square::E2, Square::E4);
+    // Black plays Nf6; afterwards the occluder keeps reporting an "arm" on the
+    // emptied g8 square that never moves (a board change it has not learned).
+    let b = BoardEdge::BlackSide;
+    s.travel(b, (6.5, 8.6), on(Square::G8), 3, &[]);
+    s.stay(hand(b, 6.5, 7.5), 3);
+    let knight = s.lift(Square::G8);
+    s.travel(b, on(Square::G8), on(Square::F6), 3, &[]);
+    s.put(Square::F6, knight);
+    s.stay(hand(b, 5.5, 5.5), 2);
+    let ghost = Hand {
+        at: (6.5, 7.6),
+        edge: b,
+        source: HandSource::Occluder,
+    };
+    for _ in 0..40 {
+        s.step(&[ghost]);
+    }
+    // The move is seen while the ghost is still reported.
+    let seen = |s: &Sim| {
+        s.events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Place { square: Square::F6, .. }))
+    };
+    assert!(seen(&s), "Nf6 not seen while the still blob stayed: {:?}", s.events);
+    s.idle(5);
+    s.finish();
+    assert_eq!(s.moves(), ["e4", "Nf6"]);
+    assert!(s.violations().is_empty(), "{:?}", s.violations());
 }

@@ -58,6 +58,11 @@ pub struct TrackerConfig {
     /// swings and passing shadows are over within a second or so; a knocked-over or
     /// misread piece stays.
     pub contradiction_s: f64,
+    /// An arm seen only by the occluder whose fingertip has not moved at all (less
+    /// than [`STILL_BLOB_SQUARES`]) for this long is a change of the board the
+    /// occluder has not learned yet (a square just emptied at the picture's edge),
+    /// not an arm: a real arm, even resting, moves more than that in a second.
+    pub still_blob_s: f64,
     /// Log-odds (nats) by which a move must explain the squares better than no
     /// change (4 = 55 to 1), and better than any other candidate (2 = 7 to 1).
     pub min_move_margin: f64,
@@ -77,11 +82,15 @@ impl Default for TrackerConfig {
             tip_height_ratio: 0.06,
             tip_cover_radius: 0.75,
             contradiction_s: 2.0,
+            still_blob_s: 1.0,
             min_move_margin: 4.0,
             min_move_separation: 2.0,
         }
     }
 }
+
+/// How far (in squares) a fingertip may wander and still count as not moving.
+pub const STILL_BLOB_SQUARES: f64 = 0.05;
 
 /// A moment: frame index and seconds.
 type At = (u64, f64);
@@ -153,6 +162,8 @@ pub struct Tracker {
     last_board: Option<BoardView>,
     /// Since when the settled squares have contradicted the position.
     contradiction_since: Option<f64>,
+    /// Occluder-only fingertips that have not moved, and since when.
+    still_blobs: Vec<(BoardPoint, f64)>,
     now: At,
 }
 
@@ -173,6 +184,7 @@ impl Tracker {
             unsettled: true,
             last_board: None,
             contradiction_since: None,
+            still_blobs: Vec::new(),
             now: (0, 0.0),
         }
     }
@@ -196,6 +208,11 @@ impl Tracker {
         }
         let believed = self.believed.clone().unwrap_or_else(|| engine_position.clone());
         let position = &believed;
+        let kept = self.drop_still_blobs(&obs.hands);
+        let obs = &FrameObservation {
+            hands: kept,
+            ..obs.clone()
+        };
         let mut covered = Bitboard::EMPTY;
         for hand in &obs.hands {
             covered |= self.covered_by(hand);
@@ -227,6 +244,32 @@ impl Tracker {
         let mut out = std::mem::take(&mut self.pending);
         sort_events(&mut out);
         out
+    }
+
+    /// The hands of this frame without the occluder-only blobs that have stood still
+    /// too long to be arms (see [`TrackerConfig::still_blob_s`]).
+    fn drop_still_blobs(&mut self, hands: &[HandObservation]) -> Vec<HandObservation> {
+        let now = self.now.1;
+        let mut seen = Vec::new();
+        let mut kept = Vec::new();
+        for hand in hands {
+            let tip = hand.tips.first().map(|t| t.at);
+            let (Some(tip), HandSource::Occluder) = (tip, hand.source) else {
+                kept.push(hand.clone());
+                continue;
+            };
+            let since = self
+                .still_blobs
+                .iter()
+                .find(|(p, _)| dist(*p, tip) < STILL_BLOB_SQUARES)
+                .map_or(now, |&(_, since)| since);
+            seen.push((tip, since));
+            if now - since < self.cfg.still_blob_s {
+                kept.push(hand.clone());
+            }
+        }
+        self.still_blobs = seen;
+        kept
     }
 
     /// The squares a hand hides: what the detector says it covers, the squares near
@@ -415,7 +458,11 @@ impl Tracker {
         let live: Vec<usize> = (0..self.hands.len()).filter(|&i| mine(&self.hands[i])).collect();
         let (ended, others): (Vec<HandTrack>, Vec<HandTrack>) =
             std::mem::take(&mut self.ended).into_iter().partition(|h| mine(h));
-        self.ended = others;
+        // The opponent's hands that came and went before this move did not move a
+        // piece: their touches are final now (the turn passes with this move).
+        for hand in others {
+            self.finalize_touches(&hand, position, None, f64::INFINITY);
+        }
         let parts: Vec<&HandTrack> = ended.iter().chain(live.iter().map(|&i| &self.hands[i])).collect();
         let visit = merge(&parts);
         // When the squares changed: the last time the hand was on `from` (it left
