@@ -146,7 +146,7 @@ def render_board_plane(rng, labels_font):
     def b2p(x, y):
         return (o + x * BOARD_PX, o + (8 - y) * BOARD_PX)
 
-    return img, b2p
+    return img, b2p, light
 
 
 def random_position(rng):
@@ -352,7 +352,7 @@ def draw_hand(rng, img, shadow, W, H, Hm, skin):
 
 def render_sample(rng):
     W, H = (640, 480) if rng.random() < 0.8 else (480, 640)
-    plane, b2p = render_board_plane(rng, labels_font=rng.random() < 0.5)
+    plane, b2p, light_sq = render_board_plane(rng, labels_font=rng.random() < 0.5)
     Hm, corners, cam_h, pp = camera_homography(rng, W, H)
     # plane px -> board -> camera
     P = cv2.getPerspectiveTransform(np.float32([b2p(0, 0), b2p(8, 0), b2p(8, 8), b2p(0, 8)]), np.float32([(0, 0), (8, 0), (8, 8), (0, 8)]))
@@ -365,6 +365,8 @@ def render_sample(rng):
     if rng.random() < 0.15:
         wcol = rng.uniform(110, 250, 3)
         bcol = wcol * rng.uniform(0.15, 0.6)
+    elif rng.random() < 0.15:  # light pieces of nearly the light squares' colour
+        wcol = np.clip(light_sq * rng.uniform(0.8, 1.05) + rng.normal(0, 8, 3), 0, 255)
     light_ang = rng.uniform(0, 2 * math.pi)
     light_dir = np.array([math.cos(light_ang), math.sin(light_ang)])
     light_elev = rng.uniform(0.3, 1.5)  # shadow length per unit height (squares)
@@ -409,10 +411,10 @@ def render_sample(rng):
     _, _, _, gx, gy = grids(W, H)
     a = rng.uniform(0, 2 * math.pi)
     grad = 1 + rng.uniform(0, 0.35) * (math.cos(a) * gx + math.sin(a) * gy)
-    if rng.random() < 0.25:  # body / arm shadow over part of the board
+    if rng.random() < 0.45:  # body / arm shadow over part of the board
         bx, by = rng.uniform(-1, 1, 2)
-        blob = np.exp(-(((gx - bx) ** 2 + (gy - by) ** 2) / rng.uniform(0.05, 0.4)))
-        grad *= 1 - rng.uniform(0.2, 0.6) * blob
+        blob = np.exp(-(((gx - bx) ** 2 + (gy - by) ** 2) / rng.uniform(0.05, 0.6)))
+        grad *= 1 - rng.uniform(0.2, 0.7) * blob
     gain = (rng.uniform(0.55, 1.35) * rng.uniform(0.9, 1.1, 3)).astype(np.float32)
     img = img * (grad[..., None] * gain)
 
