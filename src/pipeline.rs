@@ -286,6 +286,8 @@ struct VisionStage {
     start: Option<Board>,
     /// Consecutive frames without a hand.
     handless: u32,
+    /// The last thumbnail made: a skipped (still) frame looks the same.
+    last_thumbnail: Option<Vec<u8>>,
 }
 
 /// Frames without a hand before the board counts as settled for the adaptation at
@@ -322,6 +324,7 @@ impl VisionStage {
             adaptation: Vec::new(),
             start: start_board(&opts.rules),
             handless: 0,
+            last_thumbnail: None,
             opts,
         }
     }
@@ -438,11 +441,12 @@ impl VisionStage {
             }
         }
         let t3 = Instant::now();
-        let thumbnail = if self.opts.thumbnail_width > 0 {
-            Some(thumbnail(image, self.opts.thumbnail_width)?)
-        } else {
-            None
+        let thumbnail = match (&self.last_thumbnail, model) {
+            _ if self.opts.thumbnail_width <= 0 => None,
+            (Some(last), false) => Some(last.clone()),
+            _ => Some(thumbnail(image, self.opts.thumbnail_width)?),
         };
+        self.last_thumbnail.clone_from(&thumbnail);
         self.times.thumbnails += t3.elapsed().as_secs_f64();
         Ok(Observed { obs, thumbnail })
     }
