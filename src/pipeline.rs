@@ -103,6 +103,9 @@ pub struct StageTimes {
     /// Frames on which the models ran, and frames skipped as still.
     pub frames_modelled: u64,
     pub frames_skipped: u64,
+    /// Live sources only: frames dropped because the vision stage was behind (a newer
+    /// frame was already waiting). Events are never dropped.
+    pub frames_dropped: u64,
 }
 
 /// What the pipeline reports to its caller, in order.
@@ -332,6 +335,12 @@ impl VisionStage {
     fn run(&mut self, frames: Receiver<CaptureMsg>, out: Sender<VisionMsg>, confirmed: Receiver<Confirmed>) {
         for msg in frames.iter() {
             let sent = match msg {
+                // Under overload a live source drops its stale frames here; the
+                // tracker copes with a lower frame rate (tested at half the rate).
+                CaptureMsg::Frame(_) if self.opts.realtime && !frames.is_empty() => {
+                    self.times.frames_dropped += 1;
+                    Ok(())
+                }
                 CaptureMsg::Frame(frame) => {
                     self.take_confirmations(&confirmed);
                     match self.observe(frame.index, frame.t, &frame.image) {
