@@ -19,6 +19,8 @@ pub mod observation;
 pub mod pipeline;
 pub mod report;
 pub mod rules;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod tracker;
 #[cfg(feature = "vision")]
 pub mod vision;

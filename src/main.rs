@@ -30,6 +30,10 @@ enum Command {
     Pieces(cli::pieces::Args),
     #[cfg(feature = "vision")]
     Review(cli::review::Args),
+    #[cfg(feature = "serve")]
+    Serve(cli::serve::Args),
+    #[cfg(feature = "serve")]
+    Hub(cli::hub::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,10 @@ fn main() -> ExitCode {
         Command::Pieces(args) => cli::pieces::run(args),
         #[cfg(feature = "vision")]
         Command::Review(args) => cli::review::run(args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => cli::serve::run(args),
+        #[cfg(feature = "serve")]
+        Command::Hub(args) => cli::hub::run(args),
     };
     match result {
         Ok(code) => code,

@@ -10,3 +10,7 @@ pub mod pieces;
 pub mod review;
 pub mod common;
 pub mod rule;
+#[cfg(feature = "serve")]
+pub mod hub;
+#[cfg(feature = "serve")]
+pub mod serve;
