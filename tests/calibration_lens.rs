@@ -3,7 +3,8 @@
 //! the same top-down picture.
 #![cfg(feature = "vision")]
 
-use std::path::PathBuf;
+mod footage_support;
+use footage_support::footage;
 
 use arbiter::calibration::detect::{self, DetectOptions, image_order};
 use arbiter::calibration::file::Lens;
@@ -13,18 +14,6 @@ use arbiter::geometry::RectifiedView;
 use opencv::core::{self, Mat, Scalar};
 use opencv::imgproc;
 use opencv::prelude::*;
-
-fn footage(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/footage/real")
-        .join(name);
-    assert!(
-        p.is_file(),
-        "real footage {} is missing: the tests need ../shared/footage/real beside the repository",
-        p.display()
-    );
-    p
-}
 
 /// Barrel distortion of a cheap wide-angle lens (straight lines bow by several pixels
 /// at the picture's edges).

@@ -3,6 +3,9 @@
 //! broken calibration files, unreadable videos and pictures with no board.
 #![cfg(feature = "vision")]
 
+mod footage_support;
+use footage_support::footage;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,23 +16,8 @@ use opencv::core::{Mat, Rect, Scalar, Vector};
 use opencv::imgcodecs;
 use opencv::prelude::*;
 
-fn footage(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/footage/real")
-        .join(name);
-    assert!(
-        p.exists(),
-        "real footage {} is missing: the tests need ../shared/footage/real beside the repository",
-        p.display()
-    );
-    p
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arbiter-calibration-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    footage_support::temp_dir("calibration", name)
 }
 
 /// scholarsmate.avi's labelled corners in image order (TL, TR, BR, BL).

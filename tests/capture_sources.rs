@@ -3,6 +3,9 @@
 //! drops and disappears (a local HTTP server on 127.0.0.1 that this test runs).
 #![cfg(feature = "vision")]
 
+mod footage_support;
+use footage_support::footage;
+
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -13,23 +16,8 @@ use opencv::core::Vector;
 use opencv::imgcodecs;
 use opencv::prelude::*;
 
-fn footage(name: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/footage/real")
-        .join(name);
-    assert!(
-        p.is_file(),
-        "real footage {} is missing: the tests need ../shared/footage/real beside the repository",
-        p.display()
-    );
-    p
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arbiter-capture-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    footage_support::temp_dir("capture", name)
 }
 
 #[test]

@@ -6,19 +6,18 @@
 //! and cropped so the board fills the picture: the same game must come out.
 #![cfg(feature = "vision")]
 
+mod footage_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
 fn shared() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/footage/real");
-    assert!(
-        p.join("scholarsmate.avi").exists(),
-        "real footage missing: expected {} (the team's shared folder beside the repository)",
-        p.display()
-    );
-    p
+    footage_support::footage("scholarsmate.avi")
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -130,10 +129,7 @@ fn first_touches_right(truth: &Value, events: &[Value]) -> Vec<(String, bool)> {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arbiter-review-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    footage_support::temp_dir("review", name)
 }
 
 #[test]

@@ -156,11 +156,17 @@ impl Sim {
     fn play(&mut self, edge: BoardEdge, from: Square, to: Square) {
         let start = edge_point(edge, on(from));
         self.travel(edge, start, on(from), 4, &[]);
-        self.stay(hand(edge, on(from).0, on(from).1), 4);
+        self.carry(edge, from, to, 4, 3);
+    }
+
+    /// With the hand on `from`: grasp for `grasp` frames, lift, carry to `to`, put it
+    /// down, rest on it for `rest` frames, and leave over `edge`.
+    fn carry(&mut self, edge: BoardEdge, from: Square, to: Square, grasp: usize, rest: usize) {
+        self.stay(hand(edge, on(from).0, on(from).1), grasp);
         let p = self.lift(from);
         self.travel(edge, on(from), on(to), 4, &[]);
         self.put(to, p);
-        self.stay(hand(edge, on(to).0, on(to).1), 3);
+        self.stay(hand(edge, on(to).0, on(to).1), rest);
         self.travel(edge, on(to), edge_point(edge, on(to)), 3, &[]);
     }
 
@@ -247,12 +253,7 @@ fn a_hand_passing_over_pieces_does_not_touch_them() {
     for at in [(6.5, -0.4), (6.5, 0.5), (5.5, 0.5), (5.5, 1.5)] {
         s.step(&[hand(e, at.0, at.1)]);
     }
-    s.stay(hand(e, 4.5, 1.5), 4);
-    let p = s.lift(Square::E2);
-    s.travel(e, on(Square::E2), on(Square::E4), 3, &[]);
-    s.put(Square::E4, p);
-    s.stay(hand(e, 4.5, 3.5), 2);
-    s.travel(e, on(Square::E4), (4.5, -0.6), 3, &[]);
+    s.carry(e, Square::E2, Square::E4, 4, 2);
     s.idle(5);
     s.finish();
     assert_eq!(s.moves(), ["e4"]);
@@ -412,12 +413,7 @@ fn a_long_clear_touch_of_another_piece_is_a_touch_move_violation() {
     s.travel(e, (6.5, -0.6), on(Square::G1), 3, &[]);
     s.stay(hand(e, 6.5, 0.5), 20);
     s.travel(e, on(Square::G1), on(Square::E2), 3, &[]);
-    s.stay(hand(e, 4.5, 1.5), 3);
-    let p = s.lift(Square::E2);
-    s.travel(e, on(Square::E2), on(Square::E4), 3, &[]);
-    s.put(Square::E4, p);
-    s.stay(hand(e, 4.5, 3.5), 2);
-    s.travel(e, on(Square::E4), (4.5, -0.6), 3, &[]);
+    s.carry(e, Square::E2, Square::E4, 3, 2);
     s.idle(5);
     s.finish();
     assert_eq!(s.touches(Color::White), [Square::G1, Square::E2]);
@@ -438,12 +434,7 @@ fn fingers_brushing_a_neighbour_are_only_a_possible_touch() {
     s.travel(e, (6.3, -0.6), (6.3, 0.5), 3, &[]);
     s.stay(hand(e, 6.3, 0.5), 5);
     s.travel(e, (6.3, 0.5), on(Square::E2), 3, &[]);
-    s.stay(hand(e, 4.5, 1.5), 3);
-    let p = s.lift(Square::E2);
-    s.travel(e, on(Square::E2), on(Square::E4), 3, &[]);
-    s.put(Square::E4, p);
-    s.stay(hand(e, 4.5, 3.5), 2);
-    s.travel(e, on(Square::E4), (4.5, -0.6), 3, &[]);
+    s.carry(e, Square::E2, Square::E4, 3, 2);
     s.idle(5);
     s.finish();
     assert_eq!(s.moves(), ["e4"]);
