@@ -7,8 +7,9 @@
 //!
 //! Starts the real `arbiter serve` with N boards, each playing `tests/footage/scholarsmate.avi` at its own frame
 //! rate (as a camera would deliver it), follows every board's SSE stream from a client, and reports, over every
-//! ruling: latency = (time the SSE event reached the client) - (time the ruling's evidence frame was due from the
-//! source: the board's start + the frame's time in the clip); p50, p95 and max. Also the peak resident memory of
+//! ruling: latency = (time the SSE event reached the client) - (time the frame that completed the ruling's
+//! evidence was due from the source: the board's start + that frame's time in the clip; the frame is the one
+//! whose processing made the tracker give the event that caused the ruling, `seen_t` in the log); p50, p95, max. Also the peak resident memory of
 //! the process (VmHWM) and per board, frames processed and skipped, and the wall time against the clip's length.
 //! The start is taken just before the pipeline opens the source, so the figure is an upper bound (it includes
 //! the source's opening).
@@ -69,10 +70,17 @@ fn main() {
             let addr = server.addr.clone();
             std::thread::spawn(move || {
                 let mut arrivals = Vec::new();
+                // Source time at which each event's evidence was complete, by record number.
+                let mut seen = std::collections::HashMap::new();
                 sse(&addr, &format!("/api/boards/b{i}/stream"), None, |m| {
-                    if m.event == "ruling" {
-                        let v: Value = serde_json::from_str(&m.data).unwrap();
-                        arrivals.push((serve_support_now_ms(), v["ruling"]["t"].as_f64().unwrap_or(0.0)));
+                    let v: Value = serde_json::from_str(&m.data).unwrap_or(Value::Null);
+                    if m.event == "event" {
+                        let t = v["seen_t"].as_f64().or(v["event"]["t"].as_f64()).unwrap_or(0.0);
+                        seen.insert(v["seq"].as_u64().unwrap_or(0), t);
+                    } else if m.event == "ruling" {
+                        let cause = v["cause"].as_u64().unwrap_or(0);
+                        let t = seen.get(&cause).copied().or(v["ruling"]["t"].as_f64()).unwrap_or(0.0);
+                        arrivals.push((serve_support_now_ms(), t));
                     }
                     m.event == "end" || (m.event == "status" && m.data.contains("\"error\""))
                 });

@@ -198,7 +198,7 @@ async fn events(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<a
         .records
         .iter()
         .filter_map(|r| match &r.entry {
-            Entry::Event { origin, event } => {
+            Entry::Event { origin, event, .. } => {
                 let mut j = serde_json::to_value(event).unwrap_or(Value::Null);
                 j["id"] = json!(r.seq);
                 j["origin"] = json!(origin);
@@ -335,6 +335,7 @@ async fn entered(app: &App, id: &str, body: &Bytes, kind: &str) -> Result<Respon
         .ask(|reply| Input::Event {
             event,
             origin: Origin::Arbiter,
+            seen_t: None,
             reply: Some(reply),
         })
         .await;

@@ -112,6 +112,8 @@ pub enum Input {
     Event {
         event: Event,
         origin: Origin,
+        /// Source time of the frame whose processing gave the event (see `Entry::Event`).
+        seen_t: Option<f64>,
         reply: Option<Reply>,
     },
     Correction {
@@ -448,8 +450,13 @@ impl Keeper {
 
     fn handle(&mut self, input: Input) -> Result<(), String> {
         match input {
-            Input::Event { event, origin, reply } => {
-                let out = self.event(event, origin);
+            Input::Event {
+                event,
+                origin,
+                seen_t,
+                reply,
+            } => {
+                let out = self.event(event, origin, seen_t);
                 let failed = out.as_ref().err().cloned();
                 if let Some(reply) = reply {
                     let _ = reply.send(out);
@@ -521,10 +528,11 @@ impl Keeper {
         Ok(())
     }
 
-    fn event(&mut self, event: Event, origin: Origin) -> Result<Vec<Record>, String> {
+    fn event(&mut self, event: Event, origin: Origin, seen_t: Option<f64>) -> Result<Vec<Record>, String> {
         let rec = self.write(Entry::Event {
             origin,
             event: event.clone(),
+            seen_t,
         })?;
         let rulings = self.game.push(rec.seq, &event);
         if matches!(event.kind, EventKind::Board(_)) {
@@ -624,6 +632,17 @@ impl Keeper {
         Ok(vec![rec])
     }
 
+    /// Source time at which a ruling's evidence was complete: when the tracker gave the event that caused it.
+    fn evidence_t(&self, cause: u64, ruling: &Ruling) -> f64 {
+        let v = self.board.view();
+        let at = v.records.partition_point(|r| r.seq < cause);
+        match v.records.get(at).map(|r| &r.entry) {
+            Some(Entry::Event { seen_t: Some(t), .. }) => *t,
+            Some(Entry::Event { event, .. }) => event.t,
+            _ => ruling.t,
+        }
+    }
+
     /// Publishes the new records and the game's state to readers, then wakes them.
     fn refresh(&mut self, new: &[Record]) {
         let started = self.board.view().source_started_ms;
@@ -648,8 +667,8 @@ impl Keeper {
         if let Some(start) = started {
             let now = now_ms();
             for r in new {
-                if let Entry::Ruling { ruling, .. } = &r.entry {
-                    let due = start as f64 + ruling.t * 1000.0;
+                if let Entry::Ruling { ruling, cause, .. } = &r.entry {
+                    let due = start as f64 + self.evidence_t(*cause, ruling) * 1000.0;
                     self.board.metrics.latency.observe((now as f64 - due).max(0.0) / 1000.0);
                 }
             }
@@ -715,6 +734,7 @@ fn replay(board: &Arc<Board>, path: &Path, consumed: usize, fast: bool) {
         if !board.send(Input::Event {
             event: e.clone(),
             origin: Origin::Source,
+            seen_t: None,
             reply: None,
         }) {
             return;

@@ -23,11 +23,13 @@ struct BoardSink {
 }
 
 impl BoardSink {
-    fn flush(&mut self) {
+    /// Sends the pending events; `seen_t` is the time of the frame whose processing gave them.
+    fn flush(&mut self, seen_t: Option<f64>) {
         for event in self.pending.drain(..) {
             self.board.send(Input::Event {
                 event,
                 origin: Origin::Source,
+                seen_t,
                 reply: None,
             });
         }
@@ -53,6 +55,7 @@ impl Sink for BoardSink {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(frame, jpeg);
         }
+        self.flush(Some(t));
         self.board.send(Input::Frame { frame, t });
     }
     fn warning(&mut self, message: &str) {
@@ -106,6 +109,7 @@ pub fn run(
             Entry::Event {
                 origin: Origin::Source,
                 event,
+                ..
             } => Some(event.frame),
             _ => None,
         });
@@ -134,7 +138,7 @@ pub fn run(
     });
     let result = pipeline::run(source, &calibration, &popts, &mut sink);
     // Events the tracker gave at the end of the stream (no frame follows them).
-    sink.flush();
+    sink.flush(None);
     match result {
         Ok(summary) if summary.end.starts_with("Lost") => fail(
             board,

@@ -54,7 +54,14 @@ pub struct Correction {
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Entry {
     /// A tracker event (or one the arbiter entered), in the order the engine received it.
-    Event { origin: Origin, event: Event },
+    Event {
+        origin: Origin,
+        event: Event,
+        /// Source time (seconds) of the frame whose processing gave this event: when its evidence was complete
+        /// (the tracker decides some frames after the event's own `t`). Absent for replayed and entered events.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seen_t: Option<f64>,
+    },
     /// A ruling, caused by the record `cause` (an event, a correction or the end). `rev` counts the corrections
     /// in force when it was made: rev 0 is what the camera alone gave.
     Ruling { cause: u64, rev: u32, ruling: Ruling },
