@@ -431,7 +431,7 @@ pub fn pgn(title: &str, rulings: &[RulingWithEvidence]) -> String {
     for r in rulings {
         match &r.ruling.kind {
             RulingKind::Move { san, .. } => {
-                if ply % 2 == 0 {
+                if ply.is_multiple_of(2) {
                     // Glued to its move so that wrapping never splits them.
                     let _ = write!(body, "{}.{GLUE}", ply / 2 + 1);
                 }

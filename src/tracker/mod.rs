@@ -289,11 +289,10 @@ impl Tracker {
                     out.add(sq);
                 }
             }
-            if hand.covers == 0 {
-                if let Some(edge) = hand.entry {
+            if hand.covers == 0
+                && let Some(edge) = hand.entry {
                     out |= corridor(p, edge);
                 }
-            }
         }
         out
     }
@@ -371,11 +370,10 @@ impl Tracker {
                     d.score = d.score.max(hand.score);
                 }
                 _ => {
-                    if let Some(d) = track.dwell.take() {
-                        if d.last.1 - d.start.1 + dt >= cfg.dwell_s {
+                    if let Some(d) = track.dwell.take()
+                        && d.last.1 - d.start.1 + dt >= cfg.dwell_s {
                             track.touches.push(d);
                         }
-                    }
                     if on.is_some() && slow && track.player.is_none() {
                         track.player = Some(position.turn());
                     }
@@ -554,8 +552,8 @@ impl Tracker {
             .unwrap_or(Bitboard::EMPTY);
         let from = moved.and_then(|(c, _)| c.from());
         let mut events = Vec::new();
-        if let (Some(from), Some((_, lift_at))) = (from, moved) {
-            if !dwells.iter().any(|d| d.square == from) {
+        if let (Some(from), Some((_, lift_at))) = (from, moved)
+            && !dwells.iter().any(|d| d.square == from) {
                 // The piece moved, so it was touched: when a fingertip first reached
                 // it, else when the hand first covered it, else when it left.
                 let at = hand.first_tip[from as usize]
@@ -563,7 +561,6 @@ impl Tracker {
                     .unwrap_or(lift_at);
                 events.push(event(at, EventKind::Touch { by, square: from }));
             }
-        }
         for d in dwells {
             if board.piece_at(d.square).is_none() {
                 continue;
