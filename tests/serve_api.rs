@@ -313,3 +313,38 @@ fn other_addresses_need_a_token_and_every_request_then_carries_it() {
     // The page loads (it asks for the token itself).
     assert_eq!(get(&format!("{base}/")).0, 200);
 }
+
+#[test]
+fn stalled_browsers_never_hold_up_a_board() {
+    let data = temp("stalled");
+    let dir = temp("stalled-src");
+    let path = write(&dir, "long.jsonl", &long_game(200, 0.01));
+    let s = serve(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--as-fast-as-possible",
+        "--board",
+        &format!("g=events:{}", path.display()),
+    ]);
+    // Clients that open the stream and never read a byte.
+    let stalled: Vec<std::net::TcpStream> = (0..3)
+        .map(|_| {
+            use std::io::Write;
+            let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+            write!(c, "GET /api/boards/g/stream HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            c
+        })
+        .collect();
+    wait_status(&s.base, "g", "ended", 60);
+    let got = without_id(
+        get_json(&format!("{}/api/boards/g/rulings", s.base))
+            .as_array()
+            .unwrap()
+            .clone(),
+    );
+    assert_eq!(got, reference_rulings(&path, arbiter::rules::Config::default()));
+    // A live client still gets the whole stream.
+    let all = sse(&s.addr, "/api/boards/g/stream", None, |m| m.event == "end");
+    assert_eq!(all.last().unwrap().event, "end");
+    drop(stalled);
+}

@@ -551,10 +551,8 @@ impl Keeper {
     fn write_rulings(&mut self, rulings: Vec<Ruling>, cause: u64) -> Result<Vec<Record>, String> {
         let mut out = Vec::new();
         for r in rulings {
-            if self.game.rev == 0 {
-                if let RulingKind::Move { san, .. } = &r.kind {
-                    self.camera_moves.push(san.clone());
-                }
+            if let (0, RulingKind::Move { san, .. }) = (self.game.rev, &r.kind) {
+                self.camera_moves.push(san.clone());
             }
             self.board.metrics.rulings.inc(&kind_name(&r));
             let rec = self.write(Entry::Ruling {

@@ -239,7 +239,7 @@ impl Game {
             .map_err(|e| illegal(e.to_string()))?
             .to_move(&pos)
             .map_err(|e| illegal(e.to_string()))?;
-        let san_plus = SanPlus::from_move(pos.clone(), mv.clone()).to_string();
+        let san_plus = SanPlus::from_move(pos.clone(), mv).to_string();
         let uci = mv.to_uci(mode(&self.config)).to_string();
         let after = pos.play(mv).map_err(|e| illegal(e.to_string()))?;
         let after_fen = Fen::from_position(&after, EnPassantMode::Legal).to_string();

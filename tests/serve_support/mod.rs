@@ -222,7 +222,7 @@ pub fn long_game(plies: usize, dt: f64) -> String {
             break;
         }
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let mv = moves[(seed >> 33) as usize % moves.len()].clone();
+        let mv = moves[(seed >> 33) as usize % moves.len()];
         let by = if pos.turn() == shakmaty::Color::White {
             "white"
         } else {
