@@ -77,6 +77,23 @@ impl SquareProbs {
     }
 }
 
+/// A player, as the vision stage names them (plain data with serde).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    White,
+    Black,
+}
+
+impl From<Player> for shakmaty::Color {
+    fn from(p: Player) -> shakmaty::Color {
+        match p {
+            Player::White => shakmaty::Color::White,
+            Player::Black => shakmaty::Color::Black,
+        }
+    }
+}
+
 /// Everything the vision stage reports for one frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FrameObservation {
@@ -86,4 +103,7 @@ pub struct FrameObservation {
     pub hands: Vec<HandObservation>,
     /// `None` when the squares were not read in this frame (skipped, or occluded).
     pub squares: Option<SquareProbs>,
+    /// Clock buttons pressed in this frame (a hand came off a calibrated clock region).
+    #[serde(default)]
+    pub clock_presses: Vec<Player>,
 }

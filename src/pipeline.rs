@@ -32,6 +32,7 @@ use crate::geometry::RectifiedView;
 use crate::observation::FrameObservation;
 use crate::rules::{BoardView, Engine, Event, EventKind, Ruling};
 use crate::tracker::{Tracker, TrackerConfig};
+use crate::vision::clock::ClockWatcher;
 use crate::vision::hands::{HandDetector, HandOptions, HandsError};
 use crate::vision::pieces::adapt::ConfirmedPlacement;
 use crate::vision::pieces::{PieceReader, PieceReading, PiecesError};
@@ -177,6 +178,11 @@ pub fn run(
     let hands = HandDetector::new(&opts.models_dir.join("hands"), HandOptions::default())?;
     let pieces = PieceReader::new(&opts.models_dir.join("pieces/pieces.onnx"))?;
     let rectifier = Rectifier::new(calibration, RectifiedView::STANDARD)?;
+    let clock = ClockWatcher::new(
+        &calibration.regions,
+        calibration.width as i32,
+        calibration.height as i32,
+    )?;
 
     let (obs_tx, obs_rx) = bounded::<VisionMsg>(opts.channel_capacity.max(1));
     let (confirm_tx, confirm_rx) = unbounded::<Confirmed>();
@@ -186,7 +192,7 @@ pub fn run(
     let vision = std::thread::Builder::new()
         .name("vision".into())
         .spawn(move || {
-            let mut stage = VisionStage::new(hands, pieces, rectifier, cal, vopts);
+            let mut stage = VisionStage::new(hands, pieces, rectifier, cal, clock, vopts);
             stage.run(frames_rx, obs_tx, confirm_rx);
         })
         .map_err(|_| PipelineError::VisionStopped)?;
@@ -291,6 +297,8 @@ struct VisionStage {
     handless: u32,
     /// The last thumbnail made: a skipped (still) frame looks the same.
     last_thumbnail: Option<Vec<u8>>,
+    /// The calibrated clock buttons, watched on every frame.
+    clock: ClockWatcher,
 }
 
 /// Frames without a hand before the board counts as settled for the adaptation at
@@ -313,6 +321,7 @@ impl VisionStage {
         pieces: PieceReader,
         rectifier: Rectifier,
         cal: Calibration,
+        clock: ClockWatcher,
         opts: PipelineOptions,
     ) -> Self {
         VisionStage {
@@ -328,6 +337,7 @@ impl VisionStage {
             start: start_board(&opts.rules),
             handless: 0,
             last_thumbnail: None,
+            clock,
             opts,
         }
     }
@@ -417,6 +427,7 @@ impl VisionStage {
             t,
             hands: Vec::new(),
             squares: None,
+            clock_presses: self.clock.update(image, t)?,
         };
         if model {
             self.times.frames_modelled += 1;

@@ -5,7 +5,7 @@
 //! and scripted hands into what the vision stage would report.
 
 use arbiter::geometry::{BoardEdge, BoardPoint};
-use arbiter::observation::{Fingertip, FrameObservation, HandObservation, HandSource, SquareProbs};
+use arbiter::observation::{Fingertip, FrameObservation, HandObservation, HandSource, Player, SquareProbs};
 use arbiter::rules::{Config, Engine, Event, EventKind, Ruling, RulingKind};
 use arbiter::tracker::{Tracker, TrackerConfig};
 use shakmaty::{Board, Chess, Color, Piece, Square};
@@ -44,6 +44,8 @@ struct Sim {
     rulings: Vec<Ruling>,
     /// Squares read wrongly on purpose (a shadow, an exposure swing), this frame only.
     noise: Vec<Square>,
+    /// Clock presses seen in the next frame.
+    presses: Vec<Player>,
 }
 
 impl Sim {
@@ -56,6 +58,7 @@ impl Sim {
             events: Vec::new(),
             rulings: Vec::new(),
             noise: Vec::new(),
+            presses: Vec::new(),
         }
     }
 
@@ -98,6 +101,7 @@ impl Sim {
             t: self.frame as f64 / FPS,
             hands,
             squares: Some(SquareProbs { occupancy, types: None }),
+            clock_presses: std::mem::take(&mut self.presses),
         };
         let pos = self.position();
         let events = self.tracker.push(&obs, &pos);
@@ -480,4 +484,27 @@ fn a_still_blob_the_occluder_mistakes_for_an_arm_does_not_block_the_move() {
     s.finish();
     assert_eq!(s.moves(), ["e4", "Nf6"]);
     assert!(s.violations().is_empty(), "{:?}", s.violations());
+}
+
+#[test]
+fn a_clock_press_completes_the_move() {
+    let mut s = Sim::new();
+    s.idle(5);
+    s.play(BoardEdge::WhiteSide, Square::E2, Square::E4);
+    s.idle(3);
+    s.presses = vec![Player::White];
+    s.step(&[]);
+    s.idle(3);
+    // Completed by the clock, before any touch by Black (Art. 6.2.1).
+    assert_eq!(s.moves(), ["e4"]);
+    let completed = s.rulings.iter().find_map(|r| match &r.kind {
+        RulingKind::Move { completed_by, .. } => Some(*completed_by),
+        _ => None,
+    });
+    assert_eq!(completed, Some(arbiter::rules::Completion::Clock));
+    assert!(
+        s.events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Clock { by: Color::White }))
+    );
 }

@@ -1,5 +1,5 @@
 //! The tracker: per-frame observations in board coordinates in, the ruling engine's
-//! events out (`touch`, `possible-touch`, `lift`, `place`, `board`).
+//! events out (`touch`, `possible-touch`, `lift`, `place`, `board`, `clock`).
 //!
 //! Pure logic on plain data ([`crate::observation`]): no OpenCV, no ONNX Runtime.
 //!
@@ -230,6 +230,10 @@ impl Tracker {
         }
         self.end_lost_hands(position);
         self.maybe_settle(position);
+        for &player in &obs.clock_presses {
+            self.pending
+                .push(event(self.now, EventKind::Clock { by: player.into() }));
+        }
         self.take_final()
     }
 
@@ -290,9 +294,10 @@ impl Tracker {
                 }
             }
             if hand.covers == 0
-                && let Some(edge) = hand.entry {
-                    out |= corridor(p, edge);
-                }
+                && let Some(edge) = hand.entry
+            {
+                out |= corridor(p, edge);
+            }
         }
         out
     }
@@ -371,9 +376,10 @@ impl Tracker {
                 }
                 _ => {
                     if let Some(d) = track.dwell.take()
-                        && d.last.1 - d.start.1 + dt >= cfg.dwell_s {
-                            track.touches.push(d);
-                        }
+                        && d.last.1 - d.start.1 + dt >= cfg.dwell_s
+                    {
+                        track.touches.push(d);
+                    }
                     if on.is_some() && slow && track.player.is_none() {
                         track.player = Some(position.turn());
                     }
@@ -553,14 +559,15 @@ impl Tracker {
         let from = moved.and_then(|(c, _)| c.from());
         let mut events = Vec::new();
         if let (Some(from), Some((_, lift_at))) = (from, moved)
-            && !dwells.iter().any(|d| d.square == from) {
-                // The piece moved, so it was touched: when a fingertip first reached
-                // it, else when the hand first covered it, else when it left.
-                let at = hand.first_tip[from as usize]
-                    .or(hand.first_cover[from as usize])
-                    .unwrap_or(lift_at);
-                events.push(event(at, EventKind::Touch { by, square: from }));
-            }
+            && !dwells.iter().any(|d| d.square == from)
+        {
+            // The piece moved, so it was touched: when a fingertip first reached
+            // it, else when the hand first covered it, else when it left.
+            let at = hand.first_tip[from as usize]
+                .or(hand.first_cover[from as usize])
+                .unwrap_or(lift_at);
+            events.push(event(at, EventKind::Touch { by, square: from }));
+        }
         for d in dwells {
             if board.piece_at(d.square).is_none() {
                 continue;

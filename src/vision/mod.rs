@@ -3,5 +3,6 @@
 //! data of [`crate::observation`].
 
 pub mod hands;
+pub mod clock;
 pub mod onnx;
 pub mod pieces;
