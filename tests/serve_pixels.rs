@@ -126,3 +126,41 @@ fn a_camera_that_vanishes_shows_reconnecting_then_error_while_another_board_runs
         7
     );
 }
+
+#[test]
+fn a_video_board_killed_mid_game_carries_on_from_its_log_without_repeating_a_move() {
+    let data = temp("pixels-kill9");
+    let cal = repo().join("calibration/scholarsmate.toml");
+    let board_arg = format!("cam={}", clip().display());
+    let cal_arg = format!("cam={}", cal.display());
+    let args = [
+        "--data",
+        data.to_str().unwrap(),
+        "--board",
+        board_arg.as_str(),
+        "--calibration",
+        cal_arg.as_str(),
+    ];
+    let mut first = serve(&args);
+    // Played at its own frame rate: kill it once a couple of moves are in.
+    wait_for(120, "two moves", || {
+        (board(&first.base, "cam")["moves"].as_array().unwrap().len() >= 2).then_some(())
+    });
+    kill9(&mut first.child);
+    let logged = std::fs::read_to_string(data.join("cam/log.jsonl")).unwrap();
+    let before = logged.lines().filter(|l| l.contains(r#""kind":"move""#)).count();
+    let second = serve(&args);
+    let b = wait_status(&second.base, "cam", "ended", 300);
+    let moves: Vec<String> = b["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert!(moves.len() > before, "the game carried on after the restart: {moves:?}");
+    assert_eq!(
+        moves,
+        ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"],
+        "each move once, in order"
+    );
+}
