@@ -576,20 +576,57 @@ impl Keeper {
             return;
         }
         let Some(frame) = ruling.frame else { return };
-        let jpeg = {
+        let frames = self.evidence_frames(ruling, frame);
+        let jpegs: Vec<Vec<u8>> = {
             let ring = self.board.thumbs.lock().unwrap_or_else(|p| p.into_inner());
-            // The ruling's frame, or the nearest earlier one kept.
-            (0..30u64)
-                .filter_map(|back| frame.checked_sub(back))
-                .find_map(|f| ring.get(f).map(<[u8]>::to_vec))
+            // Each frame, or the nearest earlier one kept (still frames are not all kept).
+            frames
+                .iter()
+                .filter_map(|&f| {
+                    (0..30u64)
+                        .filter_map(|back| f.checked_sub(back))
+                        .find_map(|f| ring.get(f).map(<[u8]>::to_vec))
+                })
+                .collect()
         };
-        if let Some(jpeg) = jpeg {
-            let path = self.board.evidence_dir.join(format!("{}.jpg", rec.seq));
-            if std::fs::create_dir_all(&self.board.evidence_dir).is_ok() {
-                let _ = std::fs::write(&path, &jpeg);
-            }
-            self.board.view().evidence.insert(rec.seq, jpeg);
+        let Some(jpeg) = strip(&jpegs) else { return };
+        let path = self.board.evidence_dir.join(format!("{}.jpg", rec.seq));
+        if std::fs::create_dir_all(&self.board.evidence_dir).is_ok() {
+            let _ = std::fs::write(&path, &jpeg);
         }
+        self.board.view().evidence.insert(rec.seq, jpeg);
+    }
+
+    /// The frames that prove a ruling: the last touch, lift or placing seen on each of its squares, then the
+    /// ruling's own frame (at most four, in order).
+    fn evidence_frames(&self, ruling: &Ruling, frame: u64) -> Vec<u64> {
+        let v = self.board.view();
+        let mut frames: Vec<u64> = ruling
+            .squares
+            .iter()
+            .filter_map(|sq| {
+                v.records.iter().rev().find_map(|r| match &r.entry {
+                    Entry::Event { event, .. } if event.frame.is_some_and(|f| f <= frame) => match event.kind {
+                        EventKind::Touch { square, .. }
+                        | EventKind::PossibleTouch { square, .. }
+                        | EventKind::Lift { square, .. }
+                        | EventKind::Place { square, .. }
+                            if square.to_string() == *sq =>
+                        {
+                            event.frame
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+            })
+            .collect();
+        frames.push(frame);
+        frames.sort_unstable();
+        frames.dedup();
+        let excess = frames.len().saturating_sub(4);
+        frames.drain(..excess);
+        frames
     }
 
     fn correct(&mut self, correction: Correction) -> Result<Vec<Record>, String> {
@@ -675,6 +712,30 @@ impl Keeper {
     }
 }
 
+/// The evidence frames side by side in one JPEG (one frame as it is).
+fn strip(jpegs: &[Vec<u8>]) -> Option<Vec<u8>> {
+    if jpegs.len() <= 1 {
+        return jpegs.first().cloned();
+    }
+    let images: Vec<image::RgbImage> = jpegs
+        .iter()
+        .filter_map(|j| image::load_from_memory(j).ok().map(|i| i.to_rgb8()))
+        .collect();
+    let height = images.iter().map(|i| i.height()).max()?;
+    let width = images.iter().map(|i| i.width() + 4).sum::<u32>() - 4;
+    let mut out = image::RgbImage::from_pixel(width, height, image::Rgb([255, 255, 255]));
+    let mut x = 0;
+    for i in &images {
+        image::imageops::replace(&mut out, i, x as i64, 0);
+        x += i.width() + 4;
+    }
+    let mut buf = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 80)
+        .encode_image(&out)
+        .ok()?;
+    Some(buf)
+}
+
 /// Starts the thread that feeds the board from its source, skipping the `consumed` source events the log holds.
 fn start_source(board: Arc<Board>, source: BoardSource, consumed: usize, opts: &BoardOptions) {
     let opts = opts.clone();
@@ -743,4 +804,26 @@ fn replay(board: &Arc<Board>, path: &Path, consumed: usize, fast: bool) {
         t: last.map(|e| e.t).unwrap_or(0.0),
         frame: last.and_then(|e| e.frame),
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg(w: u32, h: u32, grey: u8) -> Vec<u8> {
+        let img = image::RgbImage::from_pixel(w, h, image::Rgb([grey; 3]));
+        let mut buf = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 80).encode_image(&img).unwrap();
+        buf
+    }
+
+    #[test]
+    fn evidence_frames_are_put_side_by_side() {
+        let one = jpeg(40, 30, 10);
+        assert_eq!(strip(std::slice::from_ref(&one)), Some(one.clone()));
+        let both = strip(&[one, jpeg(40, 30, 200)]).unwrap();
+        let img = image::load_from_memory(&both).unwrap();
+        assert_eq!((img.width(), img.height()), (84, 30));
+        assert_eq!(strip(&[]), None);
+    }
 }
