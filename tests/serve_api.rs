@@ -74,15 +74,8 @@ fn replayed_boards_give_the_engines_rulings_pgn_and_metrics() {
 
 #[test]
 fn the_stream_resumes_after_last_event_id_without_a_gap() {
-    let data = temp("sse");
     let mate = events("real_scholarsmate_truth.jsonl");
-    let s = serve(&[
-        "--data",
-        data.to_str().unwrap(),
-        "--as-fast-as-possible",
-        "--board",
-        &format!("b=events:{mate}"),
-    ]);
+    let s = serve_replay("sse", &mate);
     let last = wait_status(&s.base, "b", "ended", 60)["last_id"].as_u64().unwrap();
     let until_end = |m: &SseMsg| m.event == "end";
     let all = sse(&s.addr, "/api/boards/b/stream", None, until_end);
@@ -197,15 +190,8 @@ fn claims_adjustments_and_corrections_are_part_of_the_game() {
 
 #[test]
 fn bad_requests_get_a_4xx_with_a_message() {
-    let data = temp("bad");
     let touch = events("art_4_3_1_first_touched_own_piece.jsonl");
-    let s = serve(&[
-        "--data",
-        data.to_str().unwrap(),
-        "--as-fast-as-possible",
-        "--board",
-        &format!("b=events:{touch}"),
-    ]);
+    let s = serve_replay("bad", &touch);
     let cases: Vec<(&str, String, u16, &str)> = vec![
         ("/api/boards/b/claims", "{not json".into(), 400, "not valid JSON"),
         ("/api/boards/b/claims", "[1,2]".into(), 400, "JSON object"),
@@ -316,35 +302,28 @@ fn other_addresses_need_a_token_and_every_request_then_carries_it() {
 
 #[test]
 fn stalled_browsers_never_hold_up_a_board() {
-    let data = temp("stalled");
     let dir = temp("stalled-src");
     let path = write(&dir, "long.jsonl", &long_game(200, 0.01));
-    let s = serve(&[
-        "--data",
-        data.to_str().unwrap(),
-        "--as-fast-as-possible",
-        "--board",
-        &format!("g=events:{}", path.display()),
-    ]);
+    let s = serve_replay("stalled", &path.display().to_string());
     // Clients that open the stream and never read a byte.
     let stalled: Vec<std::net::TcpStream> = (0..3)
         .map(|_| {
             use std::io::Write;
             let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
-            write!(c, "GET /api/boards/g/stream HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+            write!(c, "GET /api/boards/b/stream HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
             c
         })
         .collect();
-    wait_status(&s.base, "g", "ended", 60);
+    wait_status(&s.base, "b", "ended", 60);
     let got = without_id(
-        get_json(&format!("{}/api/boards/g/rulings", s.base))
+        get_json(&format!("{}/api/boards/b/rulings", s.base))
             .as_array()
             .unwrap()
             .clone(),
     );
     assert_eq!(got, reference_rulings(&path, arbiter::rules::Config::default()));
     // A live client still gets the whole stream.
-    let all = sse(&s.addr, "/api/boards/g/stream", None, |m| m.event == "end");
+    let all = sse(&s.addr, "/api/boards/b/stream", None, |m| m.event == "end");
     assert_eq!(all.last().unwrap().event, "end");
     drop(stalled);
 }

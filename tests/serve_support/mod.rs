@@ -77,6 +77,19 @@ pub fn serve_cmd(args: &[&str]) -> Server {
     }
 }
 
+/// `arbiter serve` with one board `b` replaying `events` as fast as possible, its data in a fresh folder.
+pub fn serve_replay(test: &str, events: &str) -> Server {
+    let data = temp(test);
+    let board = format!("b=events:{events}");
+    serve(&[
+        "--data",
+        data.to_str().unwrap(),
+        "--as-fast-as-possible",
+        "--board",
+        &board,
+    ])
+}
+
 pub fn get(url: &str) -> (u16, String) {
     match ureq::get(url).timeout(Duration::from_secs(30)).call() {
         Ok(r) => (r.status(), r.into_string().unwrap_or_default()),
