@@ -74,7 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for b in &args.boards {
         let (name, source) = pair(b, "--board")?;
         #[allow(unused_mut)]
-        let mut source = BoardSource::parse(source);
+        let mut source = BoardSource::parse(source).map_err(anyhow::Error::msg)?;
         #[cfg(feature = "vision")]
         if let BoardSource::Pixels {
             calibration, models, ..

@@ -43,17 +43,20 @@ pub enum BoardSource {
 }
 
 impl BoardSource {
-    pub fn parse(text: &str) -> BoardSource {
+    /// `events:PATH`, or anything else for the camera pipeline (which needs the `vision` feature).
+    pub fn parse(text: &str) -> Result<BoardSource, String> {
         match text.strip_prefix("events:") {
-            Some(path) => BoardSource::Events(PathBuf::from(path)),
+            Some(path) => Ok(BoardSource::Events(PathBuf::from(path))),
             #[cfg(feature = "vision")]
-            None => BoardSource::Pixels {
+            None => Ok(BoardSource::Pixels {
                 source: text.to_string(),
                 calibration: None,
                 models: "models".into(),
-            },
+            }),
             #[cfg(not(feature = "vision"))]
-            None => BoardSource::Events(PathBuf::from(text)),
+            None => Err(format!(
+                "`{text}`: camera and video boards need the `vision` feature; this build watches only `events:PATH` boards"
+            )),
         }
     }
 }
@@ -813,7 +816,9 @@ mod tests {
     fn jpeg(w: u32, h: u32, grey: u8) -> Vec<u8> {
         let img = image::RgbImage::from_pixel(w, h, image::Rgb([grey; 3]));
         let mut buf = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 80).encode_image(&img).unwrap();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 80)
+            .encode_image(&img)
+            .unwrap();
         buf
     }
 
