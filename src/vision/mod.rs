@@ -2,7 +2,7 @@
 //! piece reader and the hand detector. Everything here turns pixels into the plain
 //! data of [`crate::observation`].
 
-pub mod hands;
 pub mod clock;
+pub mod hands;
 pub mod onnx;
 pub mod pieces;

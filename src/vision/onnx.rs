@@ -76,7 +76,10 @@ pub fn environment() -> Result<&'static ort::environment::Environment, ModelErro
             return Err("libonnxruntime.so not found".to_string());
         };
         let builder = ort::init_from(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        builder.with_name("arbiter").build().map_err(|e| format!("{}: {e}", path.display()))
+        builder
+            .with_name("arbiter")
+            .build()
+            .map_err(|e| format!("{}: {e}", path.display()))
     });
     env.as_ref().map_err(|e| ModelError::Runtime(e.clone()))
 }
@@ -91,28 +94,49 @@ pub struct Model {
 impl Model {
     /// Loads `path` and checks that it has the given inputs and outputs (by name and,
     /// where fixed, by size). `threads` is ONNX Runtime's intra-op thread count.
-    pub fn load(path: &Path, inputs: &[TensorSpec], outputs: &[TensorSpec], threads: usize) -> Result<Model, ModelError> {
+    pub fn load(
+        path: &Path,
+        inputs: &[TensorSpec],
+        outputs: &[TensorSpec],
+        threads: usize,
+    ) -> Result<Model, ModelError> {
         if !path.exists() {
             return Err(ModelError::Missing(path.to_path_buf()));
         }
         let env = environment()?;
-        let unreadable = |e: ort::Error| ModelError::Unreadable { path: path.to_path_buf(), reason: e.to_string() };
+        let unreadable = |e: ort::Error| ModelError::Unreadable {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
         let session = Session::builder(env)
             .map_err(unreadable)?
             .with_intra_threads(threads)
             .map_err(|e| unreadable(e.into()))?
             .commit_from_file(path)
             .map_err(unreadable)?;
-        let incompatible = |what: String| ModelError::Incompatible { path: path.to_path_buf(), what };
+        let incompatible = |what: String| ModelError::Incompatible {
+            path: path.to_path_buf(),
+            what,
+        };
         check_outlets("input", session.inputs(), inputs).map_err(incompatible)?;
         check_outlets("output", session.outputs(), outputs).map_err(incompatible)?;
-        let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        Ok(Model { name, path: path.to_path_buf(), session })
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        Ok(Model {
+            name,
+            path: path.to_path_buf(),
+            session,
+        })
     }
 
     /// Wraps a run error with the model's name.
     pub fn run_error(&self, e: impl std::fmt::Display) -> ModelError {
-        ModelError::Run { name: self.name.clone(), reason: e.to_string() }
+        ModelError::Run {
+            name: self.name.clone(),
+            reason: e.to_string(),
+        }
     }
 }
 
@@ -124,10 +148,13 @@ fn check_outlets(kind: &str, have: &[ort::value::Outlet], want: &[TensorSpec]) -
         };
         if let ValueType::Tensor { shape, .. } = outlet.dtype() {
             let dims: Vec<i64> = shape.iter().copied().collect();
-            let fits = dims.len() == spec.shape.len()
-                && dims.iter().zip(spec.shape).all(|(&d, &w)| w < 0 || d < 0 || d == w);
+            let fits =
+                dims.len() == spec.shape.len() && dims.iter().zip(spec.shape).all(|(&d, &w)| w < 0 || d < 0 || d == w);
             if !fits {
-                return Err(format!("{kind} `{}` has shape {dims:?}, expected {:?}", spec.name, spec.shape));
+                return Err(format!(
+                    "{kind} `{}` has shape {dims:?}, expected {:?}",
+                    spec.name, spec.shape
+                ));
             }
         } else {
             return Err(format!("{kind} `{}` is not a tensor", spec.name));
