@@ -4,10 +4,8 @@
 #![cfg(feature = "vision")]
 
 mod footage_support;
-use footage_support::footage;
+use footage_support::{flaky_server, footage};
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -162,25 +160,6 @@ fn an_image_folder_reports_files_that_vanish_as_a_gap() {
 
 /// Serves `body` over HTTP to `connections` clients, each cut off after `cut` bytes,
 /// then stops listening (the camera is gone).
-fn flaky_server(body: Vec<u8>, cut: usize, connections: usize) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/cam.avi", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for _ in 0..connections {
-            let Ok((mut s, _)) = listener.accept() else { return };
-            let mut buf = [0u8; 4096];
-            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = s.read(&mut buf);
-            let head = format!(
-                "HTTP/1.0 200 OK\r\nContent-Type: video/x-msvideo\r\nContent-Length: {}\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(head.as_bytes());
-            let _ = s.write_all(&body[..cut]);
-        }
-    });
-    url
-}
 
 #[test]
 fn a_stream_that_drops_is_reopened_with_a_gap_and_one_that_vanishes_ends_lost() {

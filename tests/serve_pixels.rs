@@ -3,11 +3,10 @@
 //! while the others run.
 #![cfg(all(feature = "vision", feature = "serve"))]
 
+mod footage_support;
 mod serve_support;
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::time::Duration;
+use std::io::Read;
 
 use serve_support::*;
 
@@ -76,23 +75,7 @@ fn the_real_clip_is_ruled_live_with_evidence_and_a_broken_board_does_not_stop_th
 fn vanishing_camera() -> String {
     let body = std::fs::read(clip()).unwrap();
     let cut = body.len() / 3;
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/cam.avi", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for _ in 0..4 {
-            let Ok((mut s, _)) = listener.accept() else { return };
-            let mut buf = [0u8; 4096];
-            let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-            let _ = s.read(&mut buf);
-            let head = format!(
-                "HTTP/1.0 200 OK\r\nContent-Type: video/x-msvideo\r\nContent-Length: {}\r\n\r\n",
-                body.len()
-            );
-            let _ = s.write_all(head.as_bytes());
-            let _ = s.write_all(&body[..cut]);
-        }
-    });
-    url
+    footage_support::flaky_server(body, cut, 4)
 }
 
 #[test]
