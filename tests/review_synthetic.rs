@@ -77,6 +77,16 @@ fn rule(events: &[Event]) -> Vec<arbiter::rules::Ruling> {
     out
 }
 
+/// The truth's events with one more, `before` frames before ply `ply`'s first
+/// touch (0-based ply), ruled.
+fn rule_with(truth: &Value, ply: usize, before: u64, kind: EventKind) -> Vec<arbiter::rules::Ruling> {
+    let mut events = events_from_truth(truth);
+    let first = frame_of(&truth["moves"][ply], &["first_touch_frame"]);
+    events.push(at(first - before, kind));
+    events.sort_by(|a, b| a.t.total_cmp(&b.t));
+    rule(&events)
+}
+
 fn sans(rulings: &[arbiter::rules::Ruling]) -> Vec<String> {
     rulings
         .iter()
@@ -101,19 +111,17 @@ fn the_truth_as_events_gives_the_game_and_no_violation() {
 #[test]
 fn a_touched_knight_before_the_queen_move_is_a_touch_move_violation() {
     let truth = truth();
-    let mut events = events_from_truth(&truth);
     // Ply 3: White first touches the g1 knight (it can move), then plays Qh5.
     let ply3 = &truth["moves"][2];
-    let first = frame_of(ply3, &["first_touch_frame"]);
-    events.push(at(
-        first - 1,
+    let rulings = rule_with(
+        &truth,
+        2,
+        1,
         EventKind::Touch {
             by: Color::White,
             square: Square::G1,
         },
-    ));
-    events.sort_by(|a, b| a.t.total_cmp(&b.t));
-    let rulings = rule(&events);
+    );
     let v: Vec<_> = rulings
         .iter()
         .filter(|r| matches!(r.kind, RulingKind::TouchMove { .. }))
@@ -147,18 +155,16 @@ fn a_touched_knight_before_the_queen_move_is_a_touch_move_violation() {
 #[test]
 fn a_touched_piece_that_cannot_move_is_no_violation() {
     let truth = truth();
-    let mut events = events_from_truth(&truth);
     // Ply 2: Black first touches the d8 queen, which has no legal move yet (4.5).
-    let first = frame_of(&truth["moves"][1], &["first_touch_frame"]);
-    events.push(at(
-        first - 1,
+    let rulings = rule_with(
+        &truth,
+        1,
+        1,
         EventKind::Touch {
             by: Color::Black,
             square: Square::D8,
         },
-    ));
-    events.sort_by(|a, b| a.t.total_cmp(&b.t));
-    let rulings = rule(&events);
+    );
     assert_eq!(sans(&rulings).len(), 7);
     assert!(
         rulings.iter().all(|r| !matches!(r.kind, RulingKind::TouchMove { .. })),
@@ -169,18 +175,16 @@ fn a_touched_piece_that_cannot_move_is_no_violation() {
 #[test]
 fn a_possible_touch_is_never_a_penalty() {
     let truth = truth();
-    let mut events = events_from_truth(&truth);
     // Ply 5: the fingers rest over g1 and f1 (the truth's own doubt): a possible touch.
-    let first = frame_of(&truth["moves"][4], &["first_touch_frame"]);
-    events.push(at(
-        first - 2,
+    let rulings = rule_with(
+        &truth,
+        4,
+        2,
         EventKind::PossibleTouch {
             by: Color::White,
             square: Square::G1,
         },
-    ));
-    events.sort_by(|a, b| a.t.total_cmp(&b.t));
-    let rulings = rule(&events);
+    );
     assert_eq!(sans(&rulings).len(), 7);
     assert!(
         rulings
