@@ -10,7 +10,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use shakmaty::Color;
+use shakmaty::{Color, Square};
+
+use crate::geometry::Homography;
 
 use crate::rules::{BoardView, Event, EventKind, Ruling, RulingKind};
 
@@ -56,6 +58,8 @@ pub struct ReviewWriter {
     saved: std::collections::HashSet<u64>,
     warnings: Vec<String>,
     error: Option<ReportError>,
+    /// Board coordinates to thumbnail pixels, to mark the squares on the evidence.
+    marker: Option<Homography>,
 }
 
 /// How many frames of thumbnails to keep for evidence (about 30 s at 20 fps).
@@ -83,7 +87,14 @@ impl ReviewWriter {
             saved: Default::default(),
             warnings: Vec::new(),
             error: None,
+            marker: None,
         })
+    }
+
+    /// Marks the squares of each evidence frame's events (touched, lifted, placed) on
+    /// its thumbnail; `board_to_thumbnail` maps board coordinates to thumbnail pixels.
+    pub fn mark_squares(&mut self, board_to_thumbnail: Homography) {
+        self.marker = Some(board_to_thumbnail);
     }
 
     fn keep_error(&mut self, r: Result<(), ReportError>) {
@@ -189,7 +200,24 @@ impl ReviewWriter {
         }
         if let Some(jpeg) = self.thumbs.get(frame) {
             let path = self.dir.join("evidence").join(format!("f{frame}.jpg"));
-            let res = std::fs::write(&path, jpeg).map_err(io(&path));
+            let marks: Vec<(Square, [u8; 3])> = self
+                .events
+                .iter()
+                .filter(|e| e.frame == Some(frame))
+                .filter_map(|e| match e.kind {
+                    EventKind::Touch { square, .. } => Some((square, [255, 210, 0])),
+                    EventKind::PossibleTouch { square, .. } => Some((square, [255, 140, 0])),
+                    EventKind::Lift { square, .. } => Some((square, [60, 140, 255])),
+                    EventKind::Place { square, .. } => Some((square, [40, 220, 90])),
+                    _ => None,
+                })
+                .collect();
+            let marked = self
+                .marker
+                .as_ref()
+                .filter(|_| !marks.is_empty())
+                .and_then(|h| mark(jpeg, h, &marks));
+            let res = std::fs::write(&path, marked.as_deref().unwrap_or(jpeg)).map_err(io(&path));
             self.keep_error(res);
             self.saved.insert(frame);
         }
@@ -285,7 +313,9 @@ impl ReviewWriter {
         // Touches per move.
         let _ = write!(
             h,
-            "<h2>Touches, move by move</h2><table class=timeline><tr><th>turn</th><th>what the camera saw</th><th>evidence</th></tr>"
+            "<h2>Touches, move by move</h2><p class=meta>On the pictures: <b style='color:#c9a400'>touch</b>, \
+             <b style='color:#d97800'>possible touch</b>, <b style='color:#3c8cff'>lift</b>, \
+             <b style='color:#1fa650'>place</b>.</p><table class=timeline><tr><th>turn</th><th>what the camera saw</th><th>evidence</th></tr>"
         );
         for (i, ply) in self.plies.iter().enumerate() {
             let who = ply
@@ -347,6 +377,45 @@ impl ReviewWriter {
             }
         }
         let _ = write!(h, "</div>");
+    }
+}
+
+/// The thumbnail with each square outlined in its colour (touch yellow, possible
+/// touch orange, lift blue, place green); `None` when the picture cannot be decoded.
+fn mark(jpeg: &[u8], board_to_px: &Homography, marks: &[(Square, [u8; 3])]) -> Option<Vec<u8>> {
+    let mut img = image::load_from_memory_with_format(jpeg, image::ImageFormat::Jpeg)
+        .ok()?
+        .to_rgb8();
+    for &(sq, colour) in marks {
+        let (f, r) = (u32::from(sq.file()) as f64, u32::from(sq.rank()) as f64);
+        let corners = [(f, r), (f + 1.0, r), (f + 1.0, r + 1.0), (f, r + 1.0)];
+        let px: Vec<(f64, f64)> = corners.iter().filter_map(|&c| board_to_px.apply(c)).collect();
+        if px.len() != 4 {
+            continue;
+        }
+        for i in 0..4 {
+            line(&mut img, px[i], px[(i + 1) % 4], image::Rgb(colour));
+        }
+    }
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85)
+        .encode_image(&img)
+        .ok()?;
+    Some(out.into_inner())
+}
+
+/// A two-pixel line (small pictures: stepping along it is enough).
+fn line(img: &mut image::RgbImage, a: (f64, f64), b: (f64, f64), colour: image::Rgb<u8>) {
+    let steps = ((b.0 - a.0).abs().max((b.1 - a.1).abs()).ceil() as usize).clamp(1, 4096);
+    for i in 0..=steps {
+        let t = i as f64 / steps as f64;
+        let (x, y) = (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t);
+        for (dx, dy) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+            let (px, py) = ((x + dx - 0.5).floor(), (y + dy - 0.5).floor());
+            if px >= 0.0 && py >= 0.0 && (px as u32) < img.width() && (py as u32) < img.height() {
+                img.put_pixel(px as u32, py as u32, colour);
+            }
+        }
     }
 }
 
@@ -507,6 +576,26 @@ impl ThumbnailRing {
 mod tests {
     use super::*;
     use crate::rules::{Config, Engine, parse_event_line};
+
+    #[test]
+    fn evidence_squares_are_outlined_where_the_calibration_puts_them() {
+        // A grey 80x80 picture of a board filling it: 10 px a square, a1 bottom-left.
+        let grey = image::RgbImage::from_pixel(80, 80, image::Rgb([128, 128, 128]));
+        let mut jpeg = std::io::Cursor::new(Vec::new());
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 95)
+            .encode_image(&grey)
+            .unwrap();
+        let board_to_px = Homography([[10.0, 0.0, 0.0], [0.0, -10.0, 80.0], [0.0, 0.0, 1.0]]);
+        let marked = mark(&jpeg.into_inner(), &board_to_px, &[(Square::B2, [40, 220, 90])]).unwrap();
+        let img = image::load_from_memory(&marked).unwrap().to_rgb8();
+        // b2 spans x 10..20, y 60..70: its border is green, its middle and a1 stay grey.
+        let green = |x, y| {
+            let p = img.get_pixel(x, y);
+            p[1] > 170 && p[0] < 120
+        };
+        assert!(green(15, 60) && green(10, 65));
+        assert!(!green(15, 65) && !green(5, 75));
+    }
 
     #[test]
     fn a_review_folder_from_an_event_stream() {

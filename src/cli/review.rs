@@ -109,7 +109,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let writer = ReviewWriter::create(&args.out)?;
+    let mut writer = ReviewWriter::create(&args.out)?;
+    // Evidence thumbnails are the source picture scaled to the thumbnail's width.
+    if let Ok(to_image) = calibration.image_to_board().inverse() {
+        let k = f64::from(PipelineOptions::default().thumbnail_width) / f64::from(calibration.width.max(1));
+        let scale = arbiter::geometry::Homography([[k, 0.0, 0.0], [0.0, k, 0.0], [0.0, 0.0, 1.0]]);
+        writer.mark_squares(scale.after(&to_image));
+    }
     let mut sink = Progress { writer, bar };
     let opts = PipelineOptions {
         rules: args.rules.config(None),
