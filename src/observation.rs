@@ -50,6 +50,15 @@ pub const EMPTY: usize = 0;
 pub const WHITE: usize = 1;
 pub const BLACK: usize = 2;
 
+/// The occupancy class ([`EMPTY`], [`WHITE`], [`BLACK`]) a board shows on a square.
+pub fn class_of(board: &shakmaty::Board, sq: Square) -> usize {
+    match board.color_at(sq) {
+        None => EMPTY,
+        Some(shakmaty::Color::White) => WHITE,
+        Some(shakmaty::Color::Black) => BLACK,
+    }
+}
+
 /// Piece types in the order of [`SquareProbs::types`]: P, N, B, R, Q, K.
 pub const PIECE_TYPES: [shakmaty::Role; 6] = [
     shakmaty::Role::Pawn,

@@ -149,7 +149,7 @@ struct Confirmed {
 }
 
 /// Runs the whole pipeline on `source` with `calibration` until the source ends,
-/// sending events and rulings to `sink`. `total_frames` (when known) is for progress.
+/// sending events and rulings to `sink`. Each frame is reported to the sink too, for progress and evidence.
 pub fn run(
     source: Source,
     calibration: &Calibration,

@@ -63,7 +63,7 @@ pub struct ReviewWriter {
 }
 
 /// How many frames of thumbnails to keep for evidence (about 30 s at 20 fps).
-const THUMBNAILS_KEPT: usize = 600;
+pub const THUMBNAILS_KEPT: usize = 600;
 /// Evidence frames shown per ruling.
 const EVIDENCE_FRAMES: usize = 6;
 

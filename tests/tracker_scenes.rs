@@ -5,7 +5,7 @@
 //! and scripted hands into what the vision stage would report.
 
 use arbiter::geometry::{BoardEdge, BoardPoint};
-use arbiter::observation::{Fingertip, FrameObservation, HandObservation, HandSource, Player, SquareProbs};
+use arbiter::observation::{Fingertip, FrameObservation, HandObservation, HandSource, Player, SquareProbs, class_of};
 use arbiter::rules::{Config, Engine, Event, EventKind, Ruling, RulingKind};
 use arbiter::tracker::{Tracker, TrackerConfig};
 use shakmaty::{Board, Chess, Color, Piece, Square};
@@ -70,11 +70,7 @@ impl Sim {
     fn step(&mut self, hands: &[Hand]) {
         let mut occupancy = Vec::with_capacity(64);
         for sq in Square::ALL {
-            let class = match self.physical.piece_at(sq) {
-                None => 0,
-                Some(p) if p.color == Color::White => 1,
-                Some(_) => 2,
-            };
+            let class = class_of(&self.physical, sq);
             let mut p = [0.05f32; 3];
             if self.noise.contains(&sq) {
                 p = [0.34, 0.33, 0.33];

@@ -156,26 +156,18 @@ fn put_centred(img: &mut Mat, text: &str, at: Point, scale: f64, colour: Scalar)
     let y = (at.y + size.height / 2).clamp(size.height + 2, (img.rows() - base - 2).max(size.height + 2));
     let org = Point::new(x, y);
     // A dark outline keeps the text readable on light and dark squares alike.
-    imgproc::put_text(
-        img,
-        text,
-        org,
-        imgproc::FONT_HERSHEY_SIMPLEX,
-        scale,
-        Scalar::all(0.0),
-        3,
-        imgproc::LINE_AA,
-        false,
-    )?;
-    imgproc::put_text(
-        img,
-        text,
-        org,
-        imgproc::FONT_HERSHEY_SIMPLEX,
-        scale,
-        colour,
-        1,
-        imgproc::LINE_AA,
-        false,
-    )
+    for (ink, thickness) in [(Scalar::all(0.0), 3), (colour, 1)] {
+        imgproc::put_text(
+            img,
+            text,
+            org,
+            imgproc::FONT_HERSHEY_SIMPLEX,
+            scale,
+            ink,
+            thickness,
+            imgproc::LINE_AA,
+            false,
+        )?;
+    }
+    Ok(())
 }

@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              (or calibrate on a frame with the pieces in the initial position)"
         );
     }
-    let models = resolve_models(&args.models);
+    let models = arbiter::vision::onnx::locate_models(&args.models);
     let total = arbiter::capture::open_file(std::path::Path::new(&args.video))
         .ok()
         .and_then(|(_, info)| info.frame_count);
@@ -151,16 +151,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprintln!("arbiter review: {} frames in {:.1}s{speed}", run.frames, run.wall_s);
     println!("{}", report.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// `models` as given, else next to the executable's repository (target/*/arbiter).
-fn resolve_models(given: &std::path::Path) -> PathBuf {
-    if given.exists() {
-        return given.to_path_buf();
-    }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent()?.parent()?.parent().map(|root| root.join(given)))
-        .filter(|p| p.exists())
-        .unwrap_or_else(|| given.to_path_buf())
 }

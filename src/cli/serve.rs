@@ -81,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } = &mut source
         {
             *calibration = calibrations.remove(name);
-            *models = args.models.clone();
+            *models = arbiter::vision::onnx::locate_models(&args.models);
         }
         boards.push((name.to_string(), source));
     }

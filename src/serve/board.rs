@@ -220,7 +220,7 @@ impl Board {
             }),
             changed: tokio::sync::watch::channel(0).0,
             tx,
-            thumbs: Mutex::new(ThumbnailRing::new(600)),
+            thumbs: Mutex::new(ThumbnailRing::new(crate::report::THUMBNAILS_KEPT)),
             evidence_dir,
             metrics,
             remote,

@@ -22,7 +22,7 @@ pub mod squares;
 use shakmaty::{Bitboard, Chess, Color, Position, Square};
 
 use crate::geometry::{BoardEdge, BoardPoint};
-use crate::observation::{FrameObservation, HandObservation, HandSource};
+use crate::observation::{FrameObservation, HandObservation, HandSource, class_of};
 use crate::rules::{BoardView, Event, EventKind};
 use moves::{Candidate, CandidateKind, candidates};
 use squares::SquareBeliefs;
@@ -754,14 +754,6 @@ fn sort_events(events: &mut [Event]) {
         _ => 4,
     };
     events.sort_by(|a, b| a.t.total_cmp(&b.t).then(rank(&a.kind).cmp(&rank(&b.kind))));
-}
-
-fn class_of(board: &shakmaty::Board, sq: Square) -> usize {
-    match board.piece_at(sq) {
-        None => 0,
-        Some(p) if p.color == Color::White => 1,
-        Some(_) => 2,
-    }
 }
 
 fn dist(a: BoardPoint, b: BoardPoint) -> f64 {

@@ -182,11 +182,7 @@ mod tests {
         let mut e = Evidence::uninformative();
         let (hi, lo) = (sure.ln(), ((1.0 - sure) / 2.0).ln());
         for sq in Square::ALL {
-            let c = match board.piece_at(sq) {
-                None => EMPTY,
-                Some(p) if p.color == Color::White => WHITE,
-                Some(_) => BLACK,
-            };
+            let c = crate::observation::class_of(board, sq);
             e.occupancy[sq as usize] = [lo; 3];
             e.occupancy[sq as usize][c] = hi;
         }

@@ -42,15 +42,8 @@ fn runtime_candidates() -> Vec<PathBuf> {
     if let Some(p) = std::env::var_os("ORT_DYLIB_PATH") {
         return vec![PathBuf::from(p)];
     }
-    let mut roots = vec![PathBuf::from(".")];
-    if let Ok(exe) = std::env::current_exe() {
-        // target/{debug,release}/arbiter -> the repository root
-        if let Some(root) = exe.parent().and_then(|p| p.parent()).and_then(|p| p.parent()) {
-            roots.push(root.to_path_buf());
-        }
-    }
     let mut out = Vec::new();
-    for root in roots {
+    for root in search_roots() {
         let lib = root.join(".venv-ort/lib");
         let Ok(entries) = std::fs::read_dir(&lib) else { continue };
         for e in entries.flatten() {
@@ -66,6 +59,33 @@ fn runtime_candidates() -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Where the repository's own files (models, `.venv-ort`) are looked for: the working
+/// directory, then the repository the executable was built in (target/*/arbiter).
+fn search_roots() -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::from(".")];
+    if let Some(root) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent()?.parent()?.parent().map(Path::to_path_buf))
+    {
+        roots.push(root);
+    }
+    roots
+}
+
+/// A models folder given on the command line (relative paths such as `models`): as
+/// given when it exists, else in the repository the executable was built in, so that
+/// `target/release/arbiter` works from any directory.
+pub fn locate_models(given: &Path) -> PathBuf {
+    if given.is_absolute() || given.exists() {
+        return given.to_path_buf();
+    }
+    search_roots()
+        .into_iter()
+        .map(|root| root.join(given))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| given.to_path_buf())
 }
 
 /// The process-wide ONNX Runtime environment (loaded once).

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use serde::Serialize;
 use shakmaty::uci::UciMove;
-use shakmaty::{Board, Chess, Color, Position, Square};
+use shakmaty::{Board, Chess, Position, Square};
 
-use crate::observation::{BLACK, EMPTY, SquareProbs, WHITE};
+use crate::observation::{SquareProbs, class_of};
 
 /// The settled frames of a clip and the position on the board in each, from a truth
 /// file in the format of `scholarsmate.truth.json`: the start position is standard and
@@ -62,15 +62,6 @@ pub fn lighting_events(truth_path: &Path) -> Result<Vec<(u64, u64, String)>, Str
             Some((frames.first()?.as_u64()?, frames.get(1)?.as_u64()?, what))
         })
         .collect())
-}
-
-/// Occupancy class of a square of a board.
-pub fn class_of(board: &Board, sq: Square) -> usize {
-    match board.color_at(sq) {
-        None => EMPTY,
-        Some(Color::White) => WHITE,
-        Some(Color::Black) => BLACK,
-    }
 }
 
 fn argmax(p: &[f32]) -> usize {
