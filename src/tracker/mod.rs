@@ -101,11 +101,9 @@ struct Dwell {
     square: Square,
     start: At,
     last: At,
-    frames: u32,
     /// Smallest distance to the square's border seen during the dwell.
     margin: f64,
     landmarks: bool,
-    score: f32,
 }
 
 /// One hand, followed over the board from when it comes until it leaves.
@@ -369,10 +367,8 @@ impl Tracker {
             match (&mut track.dwell, on) {
                 (Some(d), Some(sq)) if d.square == sq && slow => {
                     d.last = now;
-                    d.frames += 1;
                     d.margin = d.margin.min(margin_in(contact, sq));
                     d.landmarks |= landmarks;
-                    d.score = d.score.max(hand.score);
                 }
                 _ => {
                     if let Some(d) = track.dwell.take()
@@ -387,10 +383,8 @@ impl Tracker {
                         square: sq,
                         start: now,
                         last: now,
-                        frames: 1,
                         margin: margin_in(contact, sq),
                         landmarks,
-                        score: hand.score,
                     });
                 }
             }
