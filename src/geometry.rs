@@ -200,13 +200,12 @@ fn solve8(mut a: [[f64; 9]; 8]) -> Option<[f64; 8]> {
             return None;
         }
         a.swap(col, pivot);
-        for row in 0..8 {
-            if row != col {
-                let f = a[row][col] / a[col][col];
-                if f != 0.0 {
-                    for k in col..9 {
-                        a[row][k] -= f * a[col][k];
-                    }
+        let pivot_row = a[col];
+        for (row, r) in a.iter_mut().enumerate() {
+            let f = r[col] / pivot_row[col];
+            if row != col && f != 0.0 {
+                for (x, p) in r[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= f * p;
                 }
             }
         }
